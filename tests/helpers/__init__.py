@@ -1,0 +1,1 @@
+"""Shared test helpers (importable because tests/ is on sys.path via conftest)."""

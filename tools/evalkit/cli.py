@@ -1,0 +1,113 @@
+"""The single `evalkit` entry point: argv in, exit code out.
+
+Exit codes (every subcommand):
+  0  clean / valid
+  1  findings with an error, or a failed verdict
+  2  usage error or unreadable input (one line on stderr, no traceback)
+
+Each subcommand lives in `evalkit.commands.<name>` and provides SUMMARY, EXAMPLES,
+FORMATS, `configure(parser)` and `run(args) -> int`. Those modules import their heavy
+dependencies inside `run`, so `--help` and argument errors stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+
+from evalkit import VALIDATED_LAUNCHER, __version__
+from evalkit.errors import EvalkitError
+
+# Order here is the order in `evalkit --help`: before launch, after the run, the skill.
+COMMANDS = {
+    "preflight": "evalkit.commands.preflight",
+    "size": "evalkit.commands.size",
+    "score": "evalkit.commands.score",
+    "regrade": "evalkit.commands.regrade",
+    "validate": "evalkit.commands.validate",
+    "compare": "evalkit.commands.compare",
+    "check-skill": "evalkit.commands.check_skill",
+}
+
+TOP_EXAMPLES = """\
+examples:
+  evalkit preflight recipes/examples/gym/example_mrcr.yaml
+  evalkit size --model-config config.json --gpu-mem-gib 180 --gpus-per-node 4 \\
+      --max-model-len 1100000 --parallelism 256 --num-instances 4
+  evalkit validate runs/20261130_101500-0123456789abcdef/nemo_gym.0
+  evalkit score runs/20261130_101500-0123456789abcdef --format json
+  evalkit compare runs/bf16/nemo_gym.0 runs/nvfp4/nemo_gym.0 --margin 1.0
+  evalkit check-skill .
+
+exit codes: 0 clean or valid; 1 findings or failed verdict; 2 usage or unreadable input.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="evalkit",
+        description=(
+            "Checks and scores for NeMo Evaluator Launcher "
+            f"{VALIDATED_LAUNCHER} runs, with MRCR as the sharpest case."
+        ),
+        epilog=TOP_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"evalkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, module_name in COMMANDS.items():
+        module = importlib.import_module(module_name)
+        cmd = sub.add_parser(
+            name,
+            help=module.SUMMARY,
+            description=getattr(module, "DESCRIPTION", module.SUMMARY),
+            epilog="examples:\n" + module.EXAMPLES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        formats = getattr(module, "FORMATS", ("text", "json"))
+        cmd.add_argument(
+            "--format",
+            choices=formats,
+            default="text",
+            help="output format (default: text); json goes to stdout, diagnostics to stderr",
+        )
+        module.configure(cmd)
+        cmd.set_defaults(_run=module.run, _name=name)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(list(argv) if argv is not None else None)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    try:
+        return int(args._run(args))
+    except EvalkitError as err:
+        print(f"evalkit {args._name}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"evalkit {args._name}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); nothing useful is left to say.
+        sys.stderr.close()
+        return 1
+    except Exception as err:  # a bug in evalkit, not bad input: still one line by default
+        if os.environ.get("EVALKIT_DEBUG"):
+            raise
+        print(
+            f"evalkit {args._name}: internal error: {type(err).__name__}: {err} "
+            "(set EVALKIT_DEBUG=1 for a traceback and please report it)",
+            file=sys.stderr,
+        )
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

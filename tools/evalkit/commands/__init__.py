@@ -1,0 +1,1 @@
+"""One module per subcommand; see evalkit.cli for the contract they follow."""

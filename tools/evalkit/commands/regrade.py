@@ -1,0 +1,19 @@
+"""`evalkit regrade` (not yet implemented)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+SUMMARY = "regrade (not yet implemented)"
+EXAMPLES = "  evalkit regrade --help\n"
+FORMATS = ("text", "json")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*")
+
+
+def run(args: argparse.Namespace) -> int:
+    print("evalkit regrade: not implemented yet", file=sys.stderr)
+    return 2

@@ -1,0 +1,1 @@
+"""MRCR (OpenAI Multi-Round Co-reference Resolution) as NeMo Gym runs it."""

@@ -1,0 +1,90 @@
+"""Rendering results: JSON documents on stdout and findings as text.
+
+Commands build plain dicts (or Finding lists); only this module turns them into bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Iterable
+from typing import IO, Any
+
+from evalkit.findings import Finding, sort_findings, summarize
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN or infinity: a number that is not finite is reported as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def write_json(document: Any, out: IO[str] | None = None) -> None:
+    out = out or sys.stdout
+    json.dump(_finite(document), out, indent=2, ensure_ascii=False, allow_nan=False)
+    out.write("\n")
+
+
+def findings_text(findings: Iterable[Finding], show_fix: bool = True) -> str:
+    """Grouped by file; one line per finding, then its fix indented below it."""
+    ordered = sort_findings(findings)
+    lines: list[str] = []
+    current_file: object = object()
+    for f in ordered:
+        if f.file != current_file:
+            current_file = f.file
+            if lines:
+                lines.append("")
+            lines.append(f.file or "(no file)")
+        where = f"{f.line}" if f.line else "-"
+        key = f" [{f.path}]" if f.path else ""
+        lines.append(f"  {where}: {f.severity} {f.rule}{key} {f.message}")
+        if show_fix and f.fix:
+            lines.append(f"      fix: {f.fix}")
+    counts = summarize(ordered)
+    if lines:
+        lines.append("")
+    lines.append(
+        f"{counts['errors']} error(s), {counts['warnings']} warning(s)"
+        if ordered
+        else "no findings"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def format_number(value: float | None, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    """A plain aligned text table (numbers right-aligned, text left-aligned)."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+
+    def fmt(row: list[str]) -> str:
+        cells = []
+        for i, cell in enumerate(row):
+            numeric = cell.replace(".", "", 1).replace("-", "", 1).replace("+", "", 1).isdigit()
+            cells.append(cell.rjust(widths[i]) if numeric else cell.ljust(widths[i]))
+        return "  ".join(cells).rstrip()
+
+    sep = "  ".join("-" * w for w in widths)
+    return "\n".join([fmt(headers), sep, *(fmt(r) for r in rows)]) + "\n"
+
+
+def bar(fraction: float | None, width: int = 20) -> str:
+    """A text bar for a 0..1 fraction, e.g. '#######.............'."""
+    if fraction is None or not math.isfinite(fraction):
+        return " " * width
+    filled = round(max(0.0, min(1.0, fraction)) * width)
+    return "#" * filled + "." * (width - filled)
