@@ -1,19 +1,181 @@
-"""`evalkit size` (not yet implemented)."""
+"""`evalkit size`: choose TP/DP and --max-num-seqs from the checkpoint, and check the fit."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 
-SUMMARY = "size (not yet implemented)"
-EXAMPLES = "  evalkit size --help\n"
+from evalkit.errors import UsageError
+
+SUMMARY = "choose the topology and --max-num-seqs from a checkpoint; say whether L tokens fit"
+DESCRIPTION = """\
+Reads the checkpoint's config.json (and hf_quant_config.json / the safetensors index when
+given), computes KV-cache bytes per token (dense, GQA, MLA, hybrid), the weights, the
+smallest power-of-two tensor parallelism that holds the weights plus one sequence of
+--max-model-len tokens, the data parallelism that fills the node, and
+--max-num-seqs = ceil(parallelism / (num_instances x DP)). Exit 1 when one sequence does
+not fit at any TP within a node.
+"""
+EXAMPLES = """\
+  evalkit size --checkpoint /models/Nano-NVFP4 --gpu-mem-gib 180 --gpus-per-node 4 \\
+      --max-model-len 1100000 --parallelism 256 --num-instances 4 --num-nodes 4
+  evalkit size --model-config config.json --quant-config hf_quant_config.json \\
+      --gpu-mem-gib 80 --gpus-per-node 8 --max-model-len 131072 --parallelism 512
+  evalkit size --model-config config.json --gpu-mem-gib 180 --gpus-per-node 4 \\
+      --max-model-len 1100000 --parallelism 256 --num-instances 4 \\
+      --tensor-parallel-size 2 --format json
+"""
 FORMATS = ("text", "json")
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*")
+    src = parser.add_argument_group("checkpoint (config.json is required, directly or via DIR)")
+    src.add_argument("--model-config", metavar="FILE", help="the checkpoint's config.json")
+    src.add_argument("--quant-config", metavar="FILE", help="hf_quant_config.json (ModelOpt)")
+    src.add_argument(
+        "--checkpoint",
+        metavar="DIR",
+        help="checkpoint directory: config.json, hf_quant_config.json and "
+        "model.safetensors.index.json (exact weight size) are read from it",
+    )
+    hw = parser.add_argument_group("hardware and load")
+    hw.add_argument("--gpu-mem-gib", type=_positive_float, required=True, metavar="G")
+    hw.add_argument("--gpus-per-node", type=_positive_int, required=True, metavar="N")
+    hw.add_argument("--max-model-len", type=_positive_int, required=True, metavar="L")
+    hw.add_argument(
+        "--parallelism",
+        type=_positive_int,
+        required=True,
+        metavar="P",
+        help="total client concurrency across instances (config.params.parallelism)",
+    )
+    hw.add_argument("--num-instances", type=_positive_int, default=1, metavar="I")
+    hw.add_argument(
+        "--num-nodes", type=_positive_int, metavar="M", help="default: one node per instance"
+    )
+    hw.add_argument(
+        "--kv-cache-dtype",
+        choices=("auto", "fp8", "bf16", "fp16"),
+        default="auto",
+        help="auto follows the checkpoint's calibrated KV quantization, else its dtype",
+    )
+    hw.add_argument(
+        "--gpu-memory-utilization",
+        type=_positive_float,
+        default=0.9,
+        metavar="U",
+        help="fraction of GPU memory vLLM may use (default 0.9; the MRCR 1M envelope uses 0.95)",
+    )
+    hw.add_argument(
+        "--overhead-gib",
+        type=_positive_float,
+        default=None,
+        metavar="GIB",
+        help="per-GPU reserve for activations and CUDA graphs (default 4)",
+    )
+    hw.add_argument(
+        "--tensor-parallel-size",
+        type=_positive_int,
+        metavar="T",
+        help="evaluate this TP instead of choosing the smallest that fits",
+    )
+    hw.add_argument(
+        "--weights-gib",
+        type=_positive_float,
+        metavar="GIB",
+        help="weights size, when neither an index nor a good estimate is available",
+    )
+
+
+def _gib(value: float) -> str:
+    return f"{value / 1024**3:.2f} GiB"
+
+
+def _text(plan, req) -> str:
+    lines = [
+        f"model family          {plan.family}{' (MoE)' if plan.is_moe else ''}",
+        f"KV bytes per token    {plan.kv_bytes_per_token:,.0f} (whole model, "
+        f"{plan.kv_cache_dtype}); {plan.kv_bytes_per_token_per_gpu:,.0f} per GPU at TP "
+        f"{plan.tensor_parallel_size}",
+        f"fixed per sequence    {plan.fixed_bytes_per_sequence_per_gpu:,.0f} bytes per GPU "
+        "(windowed KV + recurrent state)",
+        f"weights               {_gib(plan.weights_bytes)}"
+        f" ({'exact, safetensors index' if plan.weights_exact else 'estimated'})",
+        f"tensor parallel       {plan.tensor_parallel_size}  (smallest power of two holding "
+        "weights/TP + one full-length sequence)"
+        if req.tensor_parallel_size is None
+        else f"tensor parallel       {plan.tensor_parallel_size}  (as requested)",
+        f"data parallel         {plan.data_parallel_size}  (fills the instance's GPUs)",
+        f"replicas              {plan.replicas}  (DP x instances)",
+        f"--max-num-seqs        {plan.max_num_seqs}  = ceil({req.parallelism} / "
+        f"({req.num_instances} x {plan.data_parallel_size}))",
+        f"KV pool per GPU       {_gib(max(plan.kv_pool_bytes_per_gpu, 0))}  = "
+        f"{req.gpu_mem_gib} GiB x {req.gpu_memory_utilization} - weights/TP - overhead",
+        f"seqs at max length    {plan.seqs_per_replica_at_max_len} per replica at "
+        f"{req.max_model_len} tokens",
+        f"fits                  {'yes' if plan.fits else 'NO'}",
+        f"preempts at max len   {'yes' if plan.preempts_at_max_len else 'no'}",
+        "",
+        "deployment.command flags:",
+        "  " + " ".join(plan.flags),
+        "execution:",
+        *(f"  {k}: {v}" for k, v in plan.execution.items() if k != "gpu_memory_utilization"),
+        f"deployment.gpu_memory_utilization: {req.gpu_memory_utilization}",
+    ]
+    if plan.deployment_env_vars:
+        lines.append("deployment.env_vars:")
+        lines += [f"  {k}: {v}" for k, v in plan.deployment_env_vars.items()]
+    if plan.warnings:
+        lines.append("")
+        lines += [f"warning: {w}" for w in plan.warnings]
+    return "\n".join(lines) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:
-    print("evalkit size: not implemented yet", file=sys.stderr)
-    return 2
+    from dataclasses import asdict
+
+    from evalkit.checkpoint import load_checkpoint
+    from evalkit.report import write_json
+    from evalkit.sizing import DEFAULT_OVERHEAD_GIB, SizeRequest, plan
+
+    if not args.model_config and not args.checkpoint:
+        raise UsageError("give --model-config FILE or --checkpoint DIR")
+    ckpt = load_checkpoint(args.checkpoint, args.model_config, args.quant_config)
+    req = SizeRequest(
+        gpu_mem_gib=args.gpu_mem_gib,
+        gpus_per_node=args.gpus_per_node,
+        max_model_len=args.max_model_len,
+        parallelism=args.parallelism,
+        num_instances=args.num_instances,
+        num_nodes=args.num_nodes,
+        kv_cache_dtype=args.kv_cache_dtype,
+        gpu_memory_utilization=args.gpu_memory_utilization,
+        overhead_gib=args.overhead_gib or DEFAULT_OVERHEAD_GIB,
+        tensor_parallel_size=args.tensor_parallel_size,
+        weights_gib=args.weights_gib,
+    )
+    result = plan(ckpt, req)
+    if args.format == "json":
+        write_json(asdict(result))
+    else:
+        print(_text(result, req), end="")
+    return 0 if result.fits else 1
