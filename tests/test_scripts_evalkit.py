@@ -1,0 +1,152 @@
+"""`scripts/evalkit` run from an installed, read-only copy of the skill.
+
+The environment goes under EVALKIT_HOME (here inside tmp_path), never into the skill
+directory; a second run reuses it; a content change rebuilds it. Installing needs the
+package index (the pip cache makes repeat runs quicker).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from evalkit import __version__
+
+REPO = Path(__file__).resolve().parent.parent
+SKILL_FILES = ("SKILL.md", "README.md", "pyproject.toml")
+SKILL_DIRS = ("references", "recipes", "scripts", "schemas", "tools")
+IGNORED = shutil.ignore_patterns("__pycache__", "*.egg-info")
+
+
+def _install_copy(dest: Path) -> Path:
+    dest.mkdir(parents=True)
+    for name in SKILL_FILES:
+        shutil.copy2(REPO / name, dest / name)
+    for name in SKILL_DIRS:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, dest / name, ignore=IGNORED)
+    return dest
+
+
+def _set_writable(root: Path, writable: bool) -> None:
+    for path in [root, *root.rglob("*")]:
+        mode = path.stat().st_mode
+        mode = (
+            mode | stat.S_IWUSR
+            if writable
+            else mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+        )
+        path.chmod(mode)
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")
+    }
+
+
+def _run(script: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", str(script), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=900,
+    )
+
+
+@pytest.fixture
+def read_only_skill(tmp_path):
+    skill = _install_copy(tmp_path / "skills" / "evaluation")
+    _set_writable(skill, False)
+    yield skill
+    _set_writable(skill, True)  # so that tmp_path can be cleaned up
+
+
+@pytest.fixture
+def env(tmp_path):
+    env = dict(os.environ)
+    env.update(EVALKIT_HOME=str(tmp_path / "home"), EVALKIT_NO_UV="1")
+    for name in ("EVALKIT_PYTHON", "VIRTUAL_ENV", "PYTHONPATH"):
+        env.pop(name, None)
+    return env
+
+
+@pytest.mark.slow
+def test_installed_copy_runs_without_writing_into_the_skill(read_only_skill, env, tmp_path):
+    script = read_only_skill / "scripts" / "evalkit"
+    before = _snapshot(read_only_skill)
+
+    first = _run(script, "--version", env=env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == f"evalkit {__version__}"
+    assert "evalkit: first run, creating environment in" in first.stderr
+    assert _snapshot(read_only_skill) == before, "scripts/evalkit wrote into the skill directory"
+
+    venv = Path(_run(script, "--evalkit-env", env=env).stdout.strip())
+    assert venv.parent == tmp_path / "home"
+    assert (venv / "bin" / "evalkit").exists()
+
+    start = time.perf_counter()
+    second = _run(script, "--version", env=env)
+    elapsed = time.perf_counter() - start
+    assert second.returncode == 0
+    assert second.stdout.strip() == f"evalkit {__version__}"
+    assert second.stderr == "", "the second run must reuse the environment quietly"
+    assert elapsed < 10, f"second run took {elapsed:.1f} s"
+
+    # Arguments reach evalkit unchanged, exit code included.
+    code = _run(script, "check-skill", str(tmp_path / "no-such-dir"), env=env)
+    assert code.returncode == 2
+    assert code.stderr.startswith("evalkit check-skill: error: ")
+
+    # A change to the package's sources rebuilds the environment.
+    init = read_only_skill / "tools" / "evalkit" / "__init__.py"
+    _set_writable(read_only_skill, True)
+    init.write_text(init.read_text().replace(__version__, __version__ + "+changed"))
+    _set_writable(read_only_skill, False)
+    third = _run(script, "--version", env=env)
+    assert third.returncode == 0, third.stderr
+    assert "rebuilding the environment" in third.stderr
+    assert third.stdout.strip() == f"evalkit {__version__}+changed"
+
+
+def test_python_too_old_is_one_clear_line(read_only_skill, env, tmp_path):
+    fake = tmp_path / "python3.9"
+    fake.write_text(
+        '#!/usr/bin/env bash\ncase "$*" in *platform*) echo 3.9.18 ;; *) exit 1 ;; esac\n'
+    )
+    fake.chmod(0o755)
+    env["EVALKIT_PYTHON"] = str(fake)
+    proc = _run(read_only_skill / "scripts" / "evalkit", "--version", env=env)
+    assert proc.returncode == 2
+    assert proc.stderr == f"evalkit: needs Python >= 3.10; {fake} is 3.9.18\n"
+    assert not (tmp_path / "home").exists()
+
+
+def test_missing_python_is_one_clear_line(read_only_skill, env, tmp_path):
+    env["EVALKIT_PYTHON"] = str(tmp_path / "no-python")
+    proc = _run(read_only_skill / "scripts" / "evalkit", "--version", env=env)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "needs Python >= 3.10" in proc.stderr
+
+
+@pytest.mark.slow
+def test_reached_through_symlinks_uses_the_real_skill_directory(read_only_skill, env, tmp_path):
+    # `npx skills add` may link the skill dir; users may link the script onto PATH.
+    linked_dir = tmp_path / "linked-skill"
+    linked_dir.symlink_to(read_only_skill)
+    linked_script = tmp_path / "evalkit"
+    linked_script.symlink_to(read_only_skill / "scripts" / "evalkit")
+    direct = _run(read_only_skill / "scripts" / "evalkit", "--evalkit-env", env=env)
+    via_dir = _run(linked_dir / "scripts" / "evalkit", "--evalkit-env", env=env)
+    via_script = _run(linked_script, "--evalkit-env", env=env)
+    assert direct.returncode == via_dir.returncode == via_script.returncode == 0
+    assert direct.stdout == via_dir.stdout == via_script.stdout

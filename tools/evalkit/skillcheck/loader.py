@@ -1,0 +1,176 @@
+"""Read a skill directory from disk into a SkillTree.
+
+Markdown is parsed with markdown-it-py (CommonMark plus tables), so links, code spans and
+fenced blocks come from the token stream, not from guessing with regexes over raw text.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+
+import yaml
+from markdown_it import MarkdownIt
+
+from evalkit.errors import InputError
+from evalkit.inputs import decode_text, read_bytes
+from evalkit.skillcheck.model import (
+    CodeSpan,
+    Fence,
+    Frontmatter,
+    Link,
+    MarkdownDoc,
+    SkillTree,
+    TextFile,
+)
+
+# Directories that are not part of the skill: tool state, caches, and the fixture trees
+# (which are broken on purpose).
+SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        ".venv",
+        "venv",
+        "node_modules",
+        "__pycache__",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".mypy_cache",
+        ".hypothesis",
+        "build",
+        "dist",
+    }
+)
+SKIPPED_PATHS = frozenset({PurePosixPath("tests/fixtures")})
+# Larger files are data, not prose; scanning them would only cost time.
+MAX_TEXT_BYTES = 2_000_000
+
+_MARKDOWN = MarkdownIt("commonmark").enable("table")
+
+
+def load_skill(root: str | Path) -> SkillTree:
+    root = Path(root)
+    if not root.is_dir():
+        raise InputError("not a directory" if root.exists() else "no such directory", root)
+    skill_path = root / "SKILL.md"
+    if not skill_path.is_file():
+        raise InputError("no SKILL.md here: not a skill directory", root)
+
+    docs: list[MarkdownDoc] = []
+    text_files: list[TextFile] = []
+    skill_md: MarkdownDoc | None = None
+    frontmatter = Frontmatter(data=None)
+    for rel in _walk(root):
+        text = _read_text(root / rel, strict=rel.suffix == ".md")
+        if text is None:
+            continue
+        text_files.append(TextFile(rel, text))
+        if rel.suffix != ".md":
+            continue
+        doc_frontmatter, body = split_frontmatter(text)
+        doc = parse_markdown(rel, text, body)
+        docs.append(doc)
+        if rel == PurePosixPath("SKILL.md"):
+            skill_md, frontmatter = doc, doc_frontmatter
+    assert skill_md is not None  # checked above; the walk always visits it
+    return SkillTree(root, skill_md, frontmatter, docs, text_files)
+
+
+def _walk(root: Path):
+    """Every file under root (relative POSIX paths, sorted), minus the skipped trees."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = PurePosixPath(Path(dirpath).relative_to(root).as_posix())
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in SKIPPED_DIRS
+            and not d.endswith(".egg-info")
+            and (rel_dir / d) not in SKIPPED_PATHS
+        )
+        for name in sorted(filenames):
+            yield rel_dir / name
+
+
+def _read_text(path: Path, strict: bool) -> str | None:
+    """The file's text; None for binary or oversized files (unless strict: markdown must read)."""
+    if not strict and path.stat().st_size > MAX_TEXT_BYTES:
+        return None
+    data = read_bytes(path)
+    try:
+        return decode_text(data, path)
+    except InputError:
+        if strict:
+            raise
+        return None
+
+
+def split_frontmatter(text: str) -> tuple[Frontmatter, str]:
+    """Parse a leading `---` YAML block; return it and the text with that block blanked.
+
+    The block's lines become empty lines so that line numbers in the body stay true.
+    """
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip() != "---":
+        return Frontmatter(
+            data=None, error="does not start with a '---' frontmatter line", error_line=1
+        ), text
+    end = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
+    if end is None:
+        return Frontmatter(
+            data=None, error="frontmatter has no closing '---' line", error_line=1
+        ), text
+    block = "".join(lines[1:end])
+    body = "\n" * (end + 1) + "".join(lines[end + 1 :])
+    return _parse_frontmatter_yaml(block, end + 1), body
+
+
+def _parse_frontmatter_yaml(block: str, end_line: int) -> Frontmatter:
+    try:
+        node = yaml.compose(block, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(block)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        # Inside the block (end-of-input marks point past it); +2 skips the opening '---'.
+        last = max(0, len(block.splitlines()) - 1)
+        line = min(mark.line, last) + 2 if mark is not None else 1
+        return Frontmatter(
+            data=None,
+            error=f"frontmatter is not valid YAML: {problem}",
+            error_line=line,
+            end_line=end_line,
+        )
+    if not isinstance(data, dict):
+        kind = "empty" if data is None else type(data).__name__
+        return Frontmatter(
+            data=None,
+            error=f"frontmatter must be a mapping, found {kind}",
+            error_line=2,
+            end_line=end_line,
+        )
+    key_lines = {}
+    if isinstance(node, yaml.MappingNode):
+        for key_node, _ in node.value:
+            key_lines[str(key_node.value)] = key_node.start_mark.line + 2
+    return Frontmatter(data=data, key_lines=key_lines, end_line=end_line)
+
+
+def parse_markdown(rel: PurePosixPath, text: str, body: str | None = None) -> MarkdownDoc:
+    """Collect links, code spans and fenced blocks (with their 1-based lines) from `body`."""
+    doc = MarkdownDoc(rel=rel, text=text)
+    for token in _MARKDOWN.parse(text if body is None else body):
+        if token.type == "fence" and token.map:
+            language = token.info.strip().split(maxsplit=1)[0].lower() if token.info.strip() else ""
+            doc.fences.append(Fence(language, token.content, token.map[0] + 2))
+        elif token.type == "inline" and token.map:
+            line = token.map[0] + 1
+            for child in token.children or []:
+                if child.type in ("softbreak", "hardbreak"):
+                    line += 1
+                elif child.type == "link_open":
+                    doc.links.append(Link(str(child.attrs.get("href", "")), line))
+                elif child.type == "image":
+                    doc.links.append(Link(str(child.attrs.get("src", "")), line))
+                elif child.type == "code_inline":
+                    doc.code_spans.append(CodeSpan(child.content, line))
+    return doc

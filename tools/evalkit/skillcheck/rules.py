@@ -1,0 +1,615 @@
+"""The check-skill rules: one function per rule id, each documented as what / why / fix.
+
+A rule takes the loaded SkillTree and yields Findings. Ids are stable: a rule that is
+retired keeps its id unused. `RULES` lists them in id order.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+import yaml
+
+from evalkit.findings import Finding
+from evalkit.skillcheck.model import MarkdownDoc, SkillTree
+from evalkit.skillcheck.paths import code_paths, link_path
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    check: Callable[[SkillTree], Iterator[Finding]]
+
+    @property
+    def doc(self) -> str:
+        return (self.check.__doc__ or "").strip()
+
+    @property
+    def summary(self) -> str:
+        return self.doc.splitlines()[0] if self.doc else self.name
+
+
+RULES: list[Rule] = []
+
+
+def rule(rule_id: str, name: str):
+    def register(func: Callable[[SkillTree], Iterator[Finding]]):
+        RULES.append(Rule(rule_id, name, func))
+        return func
+
+    return register
+
+
+def _finding(rule_id, severity, message, file, line=None, fix=None, path=None) -> Finding:
+    return Finding(rule_id, severity, message, path, str(file), line, fix)
+
+
+SKILL_MD = PurePosixPath("SKILL.md")
+NAME_MAX = 64
+DESCRIPTION_MAX = 1024
+COMPATIBILITY_MAX = 500
+SKILL_MD_MAX_LINES = 200
+ALLOWED_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_WHEN = re.compile(r"\bwhen\b", re.IGNORECASE)
+
+
+def _frontmatter_value(tree: SkillTree, key: str):
+    data = tree.frontmatter.data or {}
+    return data.get(key), tree.frontmatter.key_lines.get(key, 1)
+
+
+# --- SKILL.md frontmatter -------------------------------------------------------------
+
+
+@rule("SK001", "frontmatter")
+def check_frontmatter(tree: SkillTree) -> Iterator[Finding]:
+    """SKILL.md starts with a YAML frontmatter mapping between two `---` lines.
+
+    Why: agents read only the frontmatter to decide whether to load the skill; without it
+    the skill is never picked.
+    Fix: put `---`, then `name:` and `description:` lines, then `---` at the top of SKILL.md.
+    """
+    fm = tree.frontmatter
+    if fm.data is None:
+        fix = (
+            "fix the YAML at this line (quote values that contain ': ' or start with a quote)"
+            if fm.end_line
+            else "start SKILL.md with a '---' line, the YAML fields, and a closing '---' line"
+        )
+        yield _finding(
+            "SK001", "error", fm.error or "missing frontmatter", SKILL_MD, fm.error_line or 1, fix
+        )
+
+
+@rule("SK002", "name-format")
+def check_name(tree: SkillTree) -> Iterator[Finding]:
+    """`name` is present: a string of 1-64 lowercase letters, digits and single hyphens.
+
+    Why: the Agent Skills spec uses the name as the install directory and identifier; no
+    leading, trailing or doubled hyphen.
+    Fix: e.g. `name: evaluation`.
+    """
+    if tree.frontmatter.data is None:
+        return
+    name, line = _frontmatter_value(tree, "name")
+    fix = "use 1-64 characters from a-z, 0-9 and '-', e.g. 'name: evaluation'"
+    if "name" not in tree.frontmatter.data:
+        yield _finding("SK002", "error", "frontmatter has no 'name'", SKILL_MD, line, fix, "name")
+    elif not isinstance(name, str):
+        yield _finding("SK002", "error", "'name' must be a string", SKILL_MD, line, fix, "name")
+    elif not 1 <= len(name) <= NAME_MAX or not _NAME.match(name):
+        yield _finding(
+            "SK002", "error", f"invalid skill name {name!r}", SKILL_MD, line, fix, "name"
+        )
+
+
+@rule("SK003", "name-directory")
+def check_name_matches_directory(tree: SkillTree) -> Iterator[Finding]:
+    """`name` differs from the directory name (warning).
+
+    Why: installers (`npx skills add`) put the skill under a directory named after `name`,
+    and the spec's validator insists they match there; a checkout may be named anything, so
+    this is only a warning.
+    Fix: none needed for a checkout; for an installed copy rename the directory.
+    """
+    name, line = _frontmatter_value(tree, "name")
+    if isinstance(name, str) and _NAME.match(name) and tree.root.resolve().name != name:
+        yield _finding(
+            "SK003",
+            "warning",
+            f"skill name {name!r} differs from the directory name {tree.root.resolve().name!r}",
+            SKILL_MD,
+            line,
+            f"installed copies must live in a directory named {name!r}",
+            "name",
+        )
+
+
+@rule("SK004", "description-format")
+def check_description(tree: SkillTree) -> Iterator[Finding]:
+    """`description` is present: a non-empty string of at most 1024 characters.
+
+    Why: the description is all an agent sees before it loads the skill.
+    Fix: one paragraph saying what the skill does and when to use it.
+    """
+    if tree.frontmatter.data is None:
+        return
+    text, line = _frontmatter_value(tree, "description")
+    fix = "write what the skill does and when to use it, at most 1024 characters"
+    if "description" not in tree.frontmatter.data:
+        message = "frontmatter has no 'description'"
+    elif not isinstance(text, str) or not text.strip():
+        message = "'description' must be a non-empty string"
+    elif len(text) > DESCRIPTION_MAX:
+        message = f"'description' has {len(text)} characters, more than {DESCRIPTION_MAX}"
+    else:
+        return
+    yield _finding("SK004", "error", message, SKILL_MD, line, fix, "description")
+
+
+@rule("SK005", "description-when")
+def check_description_says_when(tree: SkillTree) -> Iterator[Finding]:
+    """`description` says when to use the skill: it contains the word "when".
+
+    Why: agents match the user's request against the description; a "Use when ..."
+    clause carries the trigger phrases. The heuristic is deliberately simple: the word
+    "when" anywhere, any case.
+    Fix: add a sentence such as `Use when asked to "evaluate a model" ...`.
+    """
+    text, line = _frontmatter_value(tree, "description")
+    if isinstance(text, str) and text.strip() and not _WHEN.search(text):
+        yield _finding(
+            "SK005",
+            "error",
+            "'description' does not say when to use the skill (no 'when')",
+            SKILL_MD,
+            line,
+            "add a 'Use when ...' sentence with the requests that should trigger the skill",
+            "description",
+        )
+
+
+@rule("SK006", "frontmatter-fields")
+def check_frontmatter_fields(tree: SkillTree) -> Iterator[Finding]:
+    """Only the spec's fields appear, with the spec's types.
+
+    Allowed: name, description, license, compatibility (string, <= 500 characters),
+    metadata (mapping of string to string), allowed-tools.
+    Why: other fields are rejected by the spec's validator and ignored by agents.
+    Fix: remove the field or move it under `metadata:`.
+    """
+    data = tree.frontmatter.data
+    if data is None:
+        return
+    lines = tree.frontmatter.key_lines
+    for key in data:
+        if key not in ALLOWED_FIELDS:
+            yield _finding(
+                "SK006",
+                "error",
+                f"unknown frontmatter field {key!r}",
+                SKILL_MD,
+                lines.get(str(key), 1),
+                f"allowed fields: {', '.join(ALLOWED_FIELDS)}; put extras under 'metadata:'",
+                str(key),
+            )
+    if "compatibility" in data:
+        value = data["compatibility"]
+        if not isinstance(value, str) or len(value) > COMPATIBILITY_MAX:
+            yield _finding(
+                "SK006",
+                "error",
+                f"'compatibility' must be a string of at most {COMPATIBILITY_MAX} characters",
+                SKILL_MD,
+                lines.get("compatibility", 1),
+                "shorten it to the environment requirements that matter",
+                "compatibility",
+            )
+    if "metadata" in data:
+        value = data["metadata"]
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            yield _finding(
+                "SK006",
+                "error",
+                "'metadata' must map strings to strings",
+                SKILL_MD,
+                lines.get("metadata", 1),
+                'quote values, e.g. version: "1.0"',
+                "metadata",
+            )
+    if "allowed-tools" in data and not isinstance(data["allowed-tools"], str):
+        yield _finding(
+            "SK006",
+            "error",
+            "'allowed-tools' must be a space-separated string",
+            SKILL_MD,
+            lines.get("allowed-tools", 1),
+            "e.g. allowed-tools: Bash(scripts/evalkit:*) Read",
+            "allowed-tools",
+        )
+
+
+# --- SKILL.md size ---------------------------------------------------------------------
+
+
+@rule("SK007", "skill-md-length")
+def check_skill_md_length(tree: SkillTree) -> Iterator[Finding]:
+    """SKILL.md has at most 200 lines.
+
+    Why: SKILL.md is loaded whole whenever the skill triggers; detail belongs in
+    references/ files that are read on demand (progressive disclosure).
+    Fix: move detail into a references/ file and link it from SKILL.md.
+    """
+    count = tree.skill_md.line_count
+    if count > SKILL_MD_MAX_LINES:
+        yield _finding(
+            "SK007",
+            "error",
+            f"SKILL.md has {count} lines, more than {SKILL_MD_MAX_LINES}",
+            SKILL_MD,
+            SKILL_MD_MAX_LINES + 1,
+            "move detail into references/ and link to it",
+        )
+
+
+# --- paths -----------------------------------------------------------------------------
+
+
+@rule("SK008", "link-target")
+def check_link_targets(tree: SkillTree) -> Iterator[Finding]:
+    """Every relative link target in a markdown file exists, inside the skill.
+
+    Targets resolve relative to the file holding the link (anchors and queries dropped);
+    URLs, bare `#anchors` and absolute paths are not checked.
+    Why: a broken link sends the agent to a file that is not there; a link out of the skill
+    directory breaks once the skill is installed on its own.
+    Fix: correct the path, or add the missing file.
+    """
+    for doc in tree.docs:
+        for link in doc.links:
+            target = link_path(link.target)
+            if target is None:
+                continue
+            rel = doc.rel.parent / target
+            if not tree.inside(rel):
+                yield _finding(
+                    "SK008",
+                    "error",
+                    f"link {link.target!r} points outside the skill directory",
+                    doc.rel,
+                    link.line,
+                    "link only to files inside the skill (installed copies have nothing else)",
+                )
+            elif not tree.exists(rel):
+                yield _finding(
+                    "SK008",
+                    "error",
+                    f"link target {link.target!r} does not exist",
+                    doc.rel,
+                    link.line,
+                    "fix the path (relative to this file) or add the file",
+                )
+
+
+def _code_path_mentions(doc: MarkdownDoc) -> Iterator[tuple[str, int]]:
+    for span in doc.code_spans:
+        for path, _ in code_paths(span.text):
+            yield path, span.line
+    for fence in doc.fences:
+        for path, offset in code_paths(fence.body):
+            yield path, fence.body_line + offset
+
+
+@rule("SK009", "code-path")
+def check_code_paths(tree: SkillTree) -> Iterator[Finding]:
+    """Every repo path named in code exists, relative to the skill root.
+
+    Counts words in inline code spans and fenced blocks (any language) that start with
+    references/, recipes/, scripts/, tools/, tests/ or schemas/ (or `./` and one of those);
+    trailing punctuation, `:line` suffixes and `#anchors` are dropped, `{a,b}` lists are
+    expanded, and words with `<...>` placeholders, globs (`*`, `?`) or `$` variables are
+    skipped.
+    Why: commands and file names in code are copied verbatim by agents.
+    Fix: correct the path, or add the missing file.
+    """
+    for doc in tree.docs:
+        for path, line in _code_path_mentions(doc):
+            rel = PurePosixPath(path)
+            if not tree.inside(rel) or not tree.exists(rel):
+                yield _finding(
+                    "SK009",
+                    "error",
+                    f"path {path!r} does not exist in the skill",
+                    doc.rel,
+                    line,
+                    "paths in code are relative to the skill root: fix it or add the file",
+                )
+
+
+REFERENCES = PurePosixPath("references")
+
+
+def _mentions(doc: MarkdownDoc) -> set[PurePosixPath]:
+    """Skill-root-relative paths a document names, by link or in code."""
+    named = {PurePosixPath(p) for p, _ in _code_path_mentions(doc)}
+    for link in doc.links:
+        target = link_path(link.target)
+        if target is not None:
+            named.add(_normalize(doc.rel.parent / target))
+    return named
+
+
+def _normalize(rel: PurePosixPath) -> PurePosixPath:
+    parts: list[str] = []
+    for part in rel.parts:
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return PurePosixPath(*parts) if parts else PurePosixPath(".")
+
+
+@rule("SK010", "references-depth")
+def check_reference_depth(tree: SkillTree) -> Iterator[Finding]:
+    """References are one level deep from SKILL.md.
+
+    Three parts: (1) markdown files under references/ sit directly in it, with no
+    subfolders (error); (2) a references/ file does not link to a markdown file in a
+    subfolder of references/ (error); (3) every references/*.md file is named by SKILL.md,
+    as a link or a path in code (warning), so no reference is reachable only through
+    another one.
+    Why: agents read SKILL.md whole but often only skim a file it points to; a fact two
+    hops away is easily missed.
+    Fix: flatten the folder and link each reference from SKILL.md.
+    """
+    named_by_skill = _mentions(tree.skill_md)
+    for doc in tree.docs:
+        if doc.rel.parts[0:1] != ("references",) or doc.rel.suffix != ".md":
+            continue
+        if doc.rel.parent != REFERENCES:
+            yield _finding(
+                "SK010",
+                "error",
+                "reference file is in a subfolder of references/",
+                doc.rel,
+                1,
+                "move it directly under references/ and link it from SKILL.md",
+            )
+            continue
+        for link in doc.links:
+            target = link_path(link.target)
+            if target is None:
+                continue
+            rel = _normalize(doc.rel.parent / target)
+            if (
+                rel.suffix == ".md"
+                and rel.parts[:1] == ("references",)
+                and rel.parent != REFERENCES
+            ):
+                yield _finding(
+                    "SK010",
+                    "error",
+                    f"links to {str(rel)!r}, a reference two levels deep",
+                    doc.rel,
+                    link.line,
+                    "keep reference files directly under references/",
+                )
+        if doc.rel not in named_by_skill:
+            yield _finding(
+                "SK010",
+                "warning",
+                "reference file is not named in SKILL.md",
+                doc.rel,
+                1,
+                "link it from SKILL.md so an agent can reach it in one hop",
+            )
+
+
+# --- stale names -----------------------------------------------------------------------
+
+# Written in pieces so that this file passes its own check.
+STALE_NAMES = (
+    "aa" + "_gym",
+    "gym" + "_gdpval",
+    "gym" + "_mrcr",
+    "nel-" + "gdpval.sh",
+    "gym-" + "gdpval.md",
+)
+# Whole tokens only: `nemo_gym_gdpval_stirrup_agent` (a metric name) is not stale.
+_STALE = re.compile(
+    r"(?<![A-Za-z0-9_-])(" + "|".join(re.escape(n) for n in STALE_NAMES) + r")(?![A-Za-z0-9_-])"
+)
+
+
+@rule("SK011", "stale-name")
+def check_stale_names(tree: SkillTree) -> Iterator[Finding]:
+    """No text file uses a retired name (old folder, script and reference names).
+
+    Matched as whole tokens, so longer identifiers that contain one (metric names such as
+    the GDPVal agent's) are fine.
+    Why: the old files are gone; an agent following an old name finds nothing, or an
+    outdated copy elsewhere.
+    Fix: use the current name: scripts/nel-gym.sh, references/gym.md, recipes/tasks/gym/.
+    """
+    for text_file in tree.text_files:
+        if _STALE.search(text_file.text) is None:
+            continue
+        for number, line in enumerate(text_file.text.splitlines(), start=1):
+            for match in _STALE.finditer(line):
+                yield _finding(
+                    "SK011",
+                    "error",
+                    f"stale name {match.group(1)!r}",
+                    text_file.rel,
+                    number,
+                    "use the current file or folder name",
+                )
+
+
+# --- fenced blocks ---------------------------------------------------------------------
+
+YAML_LANGUAGES = {"yaml", "yml"}
+SHELL_LANGUAGES = {"bash", "sh", "shell"}
+PYTHON_LANGUAGES = {"python", "py", "python3"}
+JSON_LANGUAGES = {"json"}
+
+
+def _last_offset(text: str, offset: int) -> int:
+    """Parsers report end-of-input one line past the text; keep the line inside it."""
+    return max(0, min(offset, len(text.splitlines()) - 1))
+
+
+def _yaml_problem(text: str) -> tuple[str, int] | None:
+    """(problem, 0-based line offset) for text that does not parse as YAML, else None."""
+    try:
+        for _ in yaml.safe_load_all(text):
+            pass
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        return problem, _last_offset(text, mark.line if mark is not None else 0)
+    return None
+
+
+@rule("SK012", "yaml-block")
+def check_yaml_blocks(tree: SkillTree) -> Iterator[Finding]:
+    """Fenced `yaml`/`yml` blocks parse (all documents; a pasteable fragment must parse too).
+
+    Why: agents paste these blocks into configs; a block that does not parse makes a
+    config that does not load.
+    Fix: correct the indentation or quoting at the reported line.
+    """
+    for doc in tree.docs:
+        for fence in doc.fences:
+            if fence.language in YAML_LANGUAGES:
+                problem = _yaml_problem(fence.body)
+                if problem:
+                    yield _finding(
+                        "SK012",
+                        "error",
+                        f"yaml block does not parse: {problem[0]}",
+                        doc.rel,
+                        fence.body_line + problem[1],
+                        "fix the YAML, or mark the block `text` if it is not YAML",
+                    )
+
+
+_BASH_LINE = re.compile(r"line (\d+): (.*)")
+
+
+@rule("SK013", "shell-block")
+def check_shell_blocks(tree: SkillTree) -> Iterator[Finding]:
+    """Fenced `bash`/`sh`/`shell` blocks pass `bash -n` (syntax only, nothing runs).
+
+    Why: a command with an unbalanced quote or `if` fails on the user's machine, often
+    after a long setup.
+    Fix: correct the syntax at the reported line; use `console` for transcripts with
+    prompts and output.
+    """
+    for doc in tree.docs:
+        for fence in doc.fences:
+            if fence.language not in SHELL_LANGUAGES:
+                continue
+            proc = subprocess.run(
+                ["bash", "-n"], input=fence.body, capture_output=True, text=True, check=False
+            )
+            if proc.returncode == 0:
+                continue
+            first = next((ln for ln in proc.stderr.splitlines() if ln.strip()), "syntax error")
+            match = _BASH_LINE.search(first)
+            offset = _last_offset(fence.body, int(match.group(1)) - 1 if match else 0)
+            message = match.group(2) if match else first
+            yield _finding(
+                "SK013",
+                "error",
+                f"shell block fails bash -n: {message}",
+                doc.rel,
+                fence.body_line + offset,
+                "fix the shell syntax, or mark the block `console`/`text`",
+            )
+
+
+@rule("SK014", "python-block")
+def check_python_blocks(tree: SkillTree) -> Iterator[Finding]:
+    """Fenced `python`/`py` blocks compile.
+
+    Why: snippets are run as written; a syntax error wastes a round trip.
+    Fix: correct the syntax at the reported line.
+    """
+    for doc in tree.docs:
+        for fence in doc.fences:
+            if fence.language not in PYTHON_LANGUAGES:
+                continue
+            try:
+                compile(fence.body, str(doc.rel), "exec", dont_inherit=True)
+            except SyntaxError as err:
+                yield _finding(
+                    "SK014",
+                    "error",
+                    f"python block does not compile: {err.msg}",
+                    doc.rel,
+                    fence.body_line + _last_offset(fence.body, (err.lineno or 1) - 1),
+                    "fix the Python syntax, or mark the block `text`",
+                )
+
+
+@rule("SK015", "json-block")
+def check_json_blocks(tree: SkillTree) -> Iterator[Finding]:
+    """Fenced `json` blocks parse as strict JSON (no comments, no trailing commas).
+
+    Why: JSON shown in the docs is copied into files that strict parsers read.
+    Fix: correct the JSON, or mark the block `jsonc`/`text` if it is annotated.
+    """
+    for doc in tree.docs:
+        for fence in doc.fences:
+            if fence.language not in JSON_LANGUAGES:
+                continue
+            try:
+                json.loads(fence.body)
+            except json.JSONDecodeError as err:
+                yield _finding(
+                    "SK015",
+                    "error",
+                    f"json block does not parse: {err.msg}",
+                    doc.rel,
+                    fence.body_line + _last_offset(fence.body, err.lineno - 1),
+                    "fix the JSON, or mark the block `jsonc` if it carries comments",
+                )
+
+
+# --- example configs -------------------------------------------------------------------
+
+EXAMPLES = PurePosixPath("recipes/examples")
+
+
+@rule("SK016", "example-yaml")
+def check_example_configs(tree: SkillTree) -> Iterator[Finding]:
+    """Every YAML file under recipes/examples/ parses.
+
+    Why: these are the configs users copy; a file that does not parse fails at launch.
+    Fix: correct the YAML at the reported line.
+    """
+    for text_file in tree.text_files:
+        rel = text_file.rel
+        if rel.suffix not in (".yaml", ".yml") or rel.parts[:2] != EXAMPLES.parts:
+            continue
+        problem = _yaml_problem(text_file.text)
+        if problem:
+            yield _finding(
+                "SK016",
+                "error",
+                f"example config does not parse: {problem[0]}",
+                rel,
+                problem[1] + 1,
+                "fix the YAML at this line",
+            )
