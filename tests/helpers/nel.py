@@ -52,6 +52,8 @@ class DryRun:
         out = []
         for chunk in chunks:
             body = chunk.split("To submit jobs, run the executor without --dry-run")[0]
+            # The dry-run prints the redacted .secrets.env after the script; it is not bash.
+            body = body.split("----------- Secrets (redacted)")[0]
             out.append("#!/bin/bash" + body)
         return out
 
