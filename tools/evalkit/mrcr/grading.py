@@ -1,0 +1,56 @@
+"""MRCR grading with NeMo Gym's semantics (resources_servers/mrcr at the pinned commit).
+
+Gym differs from the dataset card's grader in one place: it strips the response text
+(Python `str.strip`) before the prefix gate, and only the response. Everything else is
+the card's rule: a response that does not start with the 10-character prefix scores 0;
+otherwise the prefix is removed once from both sides and the score is
+`difflib.SequenceMatcher(None, response, answer).ratio()` with the default autojunk.
+Argument order and autojunk change the number, so neither may be "improved" here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from difflib import SequenceMatcher
+from typing import Any
+
+
+def join_message_text(items: Iterable[Any]) -> str | None:
+    """Text of `output_text` parts of `message` items, joined without separator.
+
+    Works on dicts or on objects with `type`/`content`/`text` attributes. Reasoning items
+    are skipped, as the OpenAI `Response.output_text` property does. Returns None when
+    there is no message item at all (a reasoning-only or empty output).
+    """
+    texts: list[str] = []
+    seen_message = False
+    for item in items:
+        if _field(item, "type") != "message":
+            continue
+        seen_message = True
+        for part in _field(item, "content") or ():
+            if _field(part, "type") == "output_text":
+                texts.append(_field(part, "text") or "")
+    return "".join(texts) if seen_message else None
+
+
+def message_text(response: Mapping[str, Any]) -> str | None:
+    """The graded text of a Gym `response` object (a dict as decoded from JSON)."""
+    output = response.get("output") if isinstance(response, Mapping) else None
+    return join_message_text(output or ())
+
+
+def _field(obj: Any, name: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def grade(response_text: str | None, expected_answer: str, prefix: str) -> tuple[float, bool]:
+    """(reward, prefix_matched) exactly as Gym's verify() computes them."""
+    text = (response_text or "").strip()
+    if not text.startswith(prefix):
+        return 0.0, False
+    response = text.removeprefix(prefix)
+    answer = expected_answer.removeprefix(prefix)
+    return float(SequenceMatcher(None, response, answer).ratio()), True

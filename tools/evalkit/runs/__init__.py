@@ -1,0 +1,1 @@
+"""Reading finished nel run directories: layout, rollouts (streamed) and result files."""

@@ -1,0 +1,113 @@
+"""Where a nel 0.2.6 run keeps its files, and how a user-given path maps to task runs.
+
+Layout (nel 0.2.6 slurm executor): `<output_dir>/<YYYYmmdd_HHMMSS>-<invocation>/` holds one
+`<task>.<idx>/` directory per task, each with `run.sub`, `logs/` and `artifacts/`.
+A user may point at the invocation, at one task directory, or at its `artifacts/`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.errors import InputError
+
+ROLLOUTS_FILE = "evaluator_rollouts.jsonl"
+AGGREGATE_FILE = "evaluator_rollouts_aggregate_metrics.json"
+RESULTS_FILE = "results.yml"
+METRICS_FILE = "eval_factory_metrics.json"
+# Written by nemo-evaluator, by the export step, and by the launcher, in that preference.
+CONFIG_FILES = ("run_config.yml", "config.yml", "launcher_unresolved_config.yaml")
+# Any of these inside a directory means it is an artifacts directory.
+ARTIFACT_MARKERS = (ROLLOUTS_FILE, AGGREGATE_FILE, RESULTS_FILE, METRICS_FILE, *CONFIG_FILES)
+
+
+@dataclass
+class TaskRun:
+    name: str
+    task_dir: Path
+    artifacts_dir: Path
+    logs_dir: Path | None
+
+    @property
+    def rollouts_path(self) -> Path:
+        return self.artifacts_dir / ROLLOUTS_FILE
+
+    @property
+    def aggregate_path(self) -> Path:
+        return self.artifacts_dir / AGGREGATE_FILE
+
+    @property
+    def results_path(self) -> Path:
+        return self.artifacts_dir / RESULTS_FILE
+
+    @property
+    def metrics_path(self) -> Path:
+        return self.artifacts_dir / METRICS_FILE
+
+    @property
+    def config_path(self) -> Path | None:
+        for name in CONFIG_FILES:
+            candidate = self.artifacts_dir / name
+            if candidate.is_file():
+                return candidate
+        return None
+
+    @property
+    def is_gym(self) -> bool:
+        # Local copies (`<invocation>.<idx>/`) lose the task name; the rollouts file tells.
+        return self.name.startswith("nemo_gym") or self.rollouts_path.is_file()
+
+
+def _has_artifacts(directory: Path) -> bool:
+    return any((directory / marker).is_file() for marker in ARTIFACT_MARKERS)
+
+
+def _is_task_dir(directory: Path) -> bool:
+    return (directory / "artifacts").is_dir() or (directory / "logs").is_dir()
+
+
+def _task_run(task_dir: Path) -> TaskRun:
+    logs = task_dir / "logs"
+    return TaskRun(
+        name=task_dir.name,
+        task_dir=task_dir,
+        artifacts_dir=task_dir / "artifacts",
+        logs_dir=logs if logs.is_dir() else None,
+    )
+
+
+def _artifacts_run(artifacts: Path) -> TaskRun:
+    parent = artifacts.parent
+    if artifacts.name == "artifacts":
+        logs = parent / "logs"
+        return TaskRun(parent.name, parent, artifacts, logs if logs.is_dir() else None)
+    # A flat local copy: the directory itself is both task and artifacts directory.
+    logs = artifacts / "logs"
+    return TaskRun(artifacts.name, artifacts, artifacts, logs if logs.is_dir() else None)
+
+
+def resolve_task_runs(path: str | Path) -> list[TaskRun]:
+    """Task runs under PATH: an invocation dir, a task dir, or an artifacts dir."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError("no such file or directory", p)
+    if p.is_file():
+        if p.parent.name == "artifacts" or _has_artifacts(p.parent):
+            return [_artifacts_run(p.parent)]
+        raise InputError("expected a run directory (invocation, task or artifacts)", p)
+    if p.name == "artifacts" or (_has_artifacts(p) and not _is_task_dir(p)):
+        return [_artifacts_run(p)]
+    if _is_task_dir(p):
+        return [_task_run(p)]
+    tasks = sorted(
+        (child for child in p.iterdir() if child.is_dir() and _is_task_dir(child)),
+        key=lambda d: d.name,
+    )
+    if not tasks:
+        raise InputError(
+            "no task runs found (expected <task>.<idx>/ with artifacts/ or logs/, "
+            "a task directory, or an artifacts directory)",
+            p,
+        )
+    return [_task_run(t) for t in tasks]
