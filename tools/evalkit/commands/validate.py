@@ -1,19 +1,62 @@
-"""`evalkit validate` (not yet implemented)."""
+"""`evalkit validate RUN`: is a finished run fit to quote? Checks, then a verdict."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 
-SUMMARY = "validate (not yet implemented)"
-EXAMPLES = "  evalkit validate --help\n"
+SUMMARY = "check a finished run before quoting its score: valid, incomplete or invalid"
+DESCRIPTION = """\
+Check a finished nel 0.2.6 run (an invocation directory, a task directory such as
+nemo_gym.0, or its artifacts/ directory) against the completed-run policy in
+references/run-validation.md, and give a verdict:
+
+  valid       every check passed (warnings allowed): the score may be quoted
+  incomplete  the run did not finish (missing rollouts, truncated file, no aggregate):
+              resume it, then validate again
+  invalid     the score must not be quoted (wrong pin, leaking reasoning, too many capped
+              responses, conflicting records, tampered aggregate, pre_cmd failure)
+
+MRCR tasks get every check (rollout-count, duplicates, truncation, prefix-gate,
+output-limit, aggregate-agreement, gym-pin, pre-cmd, preemption, log-errors); other
+tasks a minimal set (results-file, score, output-limit, log-errors).
+"""
+EXAMPLES = """\
+  evalkit validate runs/20261130_101500-0123456789abcdef/nemo_gym.0
+  evalkit validate runs/20261130_101500-0123456789abcdef --format json
+  evalkit validate runs/canary/nemo_gym.0 --expected 20
+"""
 FORMATS = ("text", "json")
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*")
+    parser.add_argument("run", metavar="RUN", help="invocation, task or artifacts directory")
+    parser.add_argument(
+        "--expected",
+        type=_positive_int,
+        metavar="N",
+        help="expected number of MRCR rollouts (overrides the variant and ++limit counts)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    print("evalkit validate: not implemented yet", file=sys.stderr)
-    return 2
+    import sys
+
+    from evalkit.report import write_json
+    from evalkit.validate import VALID, report_document, report_text, validate_path, worst
+
+    reports = validate_path(args.run, expected_override=args.expected)
+    if args.format == "json":
+        write_json(report_document(reports))
+    else:
+        sys.stdout.write(report_text(reports))
+    return 0 if worst(r.verdict for r in reports) == VALID else 1

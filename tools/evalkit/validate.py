@@ -1,0 +1,795 @@
+"""Completed-run validation: each check turns plain inputs into a pass / warn / fail result.
+
+The policy and its numbers are documented in references/run-validation.md ("What evalkit
+validate checks"); keep the two in step. A failing check carries the verdict it forces:
+`invalid` (the score must not be quoted) or `incomplete` (the run did not finish: resume or
+rerun). Warnings never change the verdict.
+
+Layers: the `check_*` functions take counts, texts and numbers only; `scan_log` digests a
+log's lines once; `validate_task` gathers those inputs from a run directory (streaming the
+rollouts once) and `validate_path` does it for every task under a path.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.errors import InputError
+
+PASS, WARN, FAIL = "pass", "warn", "fail"
+VALID, INCOMPLETE, INVALID = "valid", "incomplete", "invalid"
+
+# Policy numbers (references/run-validation.md, "What evalkit validate checks").
+PREFIX_INVALID_BELOW = 0.25  # mean prefix_matched; golden 1M run: about 0.55
+PREFIX_WARN_BELOW = 0.45
+LENGTH_INVALID_ABOVE = 0.10  # fraction of responses with finish_reason "length"; golden 2.4 %
+LENGTH_WARN_ABOVE = 0.05
+AGGREGATE_REL_TOL = 1e-6  # Gym's own sums differ from a recomputation by about 1e-13
+AGGREGATE_ABS_TOL = 1e-9  # so that two zeros (or 1e-12 vs 0) still agree
+
+GYM_COMMIT_BANNER = "=== NeMo Gym commit ==="
+MAX_HITS = 3  # log lines quoted per check; the count covers the rest
+
+CHECK_IDS = (
+    "rollout-count",
+    "duplicates",
+    "truncation",
+    "gym-pin",
+    "prefix-gate",
+    "output-limit",
+    "aggregate-agreement",
+    "pre-cmd",
+    "preemption",
+    "log-errors",
+    "results-file",
+    "score",
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    status: str  # pass | warn | fail
+    message: str
+    kind: str | None = None  # for a fail: the verdict it forces (invalid | incomplete)
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"id": self.id, "status": self.status, "message": self.message}
+        if self.kind is not None:
+            doc["kind"] = self.kind
+        return doc
+
+
+def passed(check_id: str, message: str) -> Check:
+    return Check(check_id, PASS, message)
+
+
+def warned(check_id: str, message: str) -> Check:
+    return Check(check_id, WARN, message)
+
+
+def failed(check_id: str, kind: str, message: str) -> Check:
+    return Check(check_id, FAIL, message, kind)
+
+
+def verdict(checks: Iterable[Check]) -> str:
+    """Any invalid failure -> invalid; else any incomplete failure -> incomplete; else valid."""
+    kinds = {c.kind for c in checks if c.status == FAIL}
+    if INVALID in kinds:
+        return INVALID
+    if INCOMPLETE in kinds:
+        return INCOMPLETE
+    return VALID
+
+
+def worst(verdicts: Iterable[str]) -> str:
+    order = (VALID, INCOMPLETE, INVALID)
+    return max(verdicts, key=order.index, default=VALID)
+
+
+# --------------------------------------------------------------------------- rollout count
+
+
+@dataclass(frozen=True)
+class Expectation:
+    count: int
+    source: str  # how the number was derived, quoted in the message
+
+
+def expected_rollouts(
+    variant_rows: int | None,
+    variant_name: str | None,
+    *,
+    repeats: int = 1,
+    limit: int | None = None,
+    override: int | None = None,
+) -> Expectation | None:
+    """The number of unique (task, rollout) records a finished run must hold."""
+    if override is not None:
+        return Expectation(override, "--expected")
+    if limit is not None:
+        rows = limit if variant_rows is None else min(limit, variant_rows)
+        source = f"canary ++limit={limit}"
+    elif variant_rows is not None:
+        rows = variant_rows
+        source = f"{variant_name}: {variant_rows} rows"
+    else:
+        return None
+    if repeats != 1:
+        source += f" x {repeats} repeats"
+    return Expectation(rows * repeats, source)
+
+
+def check_rollout_count(found: int, expectation: Expectation | None) -> Check:
+    cid = "rollout-count"
+    if expectation is None:
+        return warned(
+            cid,
+            f"{found} rollouts; expected count unknown (no MRCR variant in the run's config "
+            "or rollouts); pass --expected N",
+        )
+    want = expectation.count
+    if found < want:
+        return failed(
+            cid,
+            INCOMPLETE,
+            f"{found} of {want} expected rollouts ({expectation.source}): {want - found} "
+            "missing; resume the run (progress is kept) before quoting a score",
+        )
+    if found > want:
+        return failed(
+            cid,
+            INVALID,
+            f"{found} rollouts but {want} expected ({expectation.source}): a different "
+            "variant, repeat count or dataset than intended",
+        )
+    return passed(cid, f"{found} of {want} expected rollouts ({expectation.source})")
+
+
+# ------------------------------------------------------------------ duplicates, truncation
+
+
+def check_duplicates(duplicates: int, conflicting: int) -> Check:
+    cid = "duplicates"
+    if conflicting:
+        return failed(
+            cid,
+            INVALID,
+            f"{conflicting} (task, rollout) records repeated with a different reward or "
+            "answer: the file mixes two runs",
+        )
+    if duplicates:
+        return warned(
+            cid,
+            f"{duplicates} identical duplicate (task, rollout) records (a resume appended "
+            "them again); counted once",
+        )
+    return passed(cid, "no duplicate (task, rollout) records")
+
+
+def check_truncation(truncated_last_line: bool, blank_lines: int = 0) -> Check:
+    cid = "truncation"
+    if truncated_last_line:
+        return failed(
+            cid,
+            INCOMPLETE,
+            "the last line of evaluator_rollouts.jsonl is cut off (the writer was "
+            "interrupted); resume the run",
+        )
+    if blank_lines:
+        return passed(cid, f"every line complete ({blank_lines} blank lines ignored)")
+    return passed(cid, "every line complete")
+
+
+# ------------------------------------------------------------------------------------ logs
+
+
+@dataclass
+class LogScan:
+    """What the checks need from one log file, gathered in a single pass."""
+
+    name: str
+    commits: list[tuple[int, str]] = field(default_factory=list)  # line after each banner
+    pre_cmd: list[tuple[int, str]] = field(default_factory=list)
+    preemption: list[tuple[int, str]] = field(default_factory=list)
+    errors: list[tuple[int, str]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def add(self, bucket: str, line_no: int, text: str) -> None:
+        self.counts[bucket] = self.counts.get(bucket, 0) + 1
+        hits = getattr(self, bucket)
+        if len(hits) < MAX_HITS:
+            hits.append((line_no, text.strip()[:200]))
+
+
+# A pip/uv line such as "+ tiktoken==0.9.0" is healthy; only a failure naming it counts.
+PRE_CMD_PATTERN = re.compile(
+    r"ModuleNotFoundError"
+    r"|tiktoken.*(?:error|fail|not found|no module|cannot|unable)"
+    r"|(?:error|fail|cannot|unable).*tiktoken",
+    re.IGNORECASE,
+)
+PREEMPTION_PATTERN = re.compile(r"Preempted|PreemptionMode\.RECOMPUTE")
+ERROR_PATTERN = re.compile(
+    r"Traceback \(most recent call last\)|\bOOM\b|OutOfMemoryError|out of memory|\bKilled\b"
+)
+SHA_PATTERN = re.compile(r"\b[0-9a-f]{7,40}\b")
+
+
+def scan_log(name: str, lines: Iterable[str]) -> LogScan:
+    scan = LogScan(name)
+    after_banner = False
+    for line_no, line in enumerate(lines, start=1):
+        if after_banner and line.strip():
+            scan.commits.append((line_no, line.strip()[:200]))
+            after_banner = False
+        if GYM_COMMIT_BANNER in line:
+            after_banner = True
+            continue
+        if PRE_CMD_PATTERN.search(line):
+            scan.add("pre_cmd", line_no, line)
+        if PREEMPTION_PATTERN.search(line):
+            scan.add("preemption", line_no, line)
+        if ERROR_PATTERN.search(line):
+            scan.add("errors", line_no, line)
+    if after_banner:  # banner on the last line: nothing printed after it
+        scan.commits.append((0, ""))
+    return scan
+
+
+def read_log(path: Path) -> LogScan:
+    """Logs are diagnostics, not inputs with a format: undecodable bytes are replaced."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            return scan_log(path.name, handle)
+    except OSError as err:
+        raise InputError(f"cannot read log ({err.strerror or err})", path) from None
+
+
+def _quote(scans: Sequence[LogScan], bucket: str) -> tuple[int, str]:
+    total = sum(s.counts.get(bucket, 0) for s in scans)
+    shown = [f"{s.name}:{n}: {text}" for s in scans for n, text in getattr(s, bucket)]
+    return total, "; ".join(shown[:MAX_HITS])
+
+
+def check_gym_pin(client_logs: Sequence[LogScan], pin: str, pin_source: str) -> Check:
+    cid = "gym-pin"
+    if not client_logs:
+        return failed(
+            cid,
+            INVALID,
+            f"no client log (logs/client-*.log) to prove NeMo Gym ran at {pin} "
+            f"({pin_source}); validate the task directory, not only artifacts/",
+        )
+    printed = [(s.name, n, text) for s in client_logs for n, text in s.commits]
+    if not printed:
+        return failed(
+            cid,
+            INVALID,
+            f"no '{GYM_COMMIT_BANNER}' line in the client log: the pinned Gym bootstrap "
+            "did not run (is install_on_the_fly set?)",
+        )
+    for name, line_no, text in printed:
+        shas = SHA_PATTERN.findall(text.lower())
+        if pin.lower() not in shas:
+            shown = shas[0] if shas else (text or "nothing")
+            return failed(
+                cid,
+                INVALID,
+                f"{name}:{line_no}: Gym commit printed as {shown}, expected the full pin "
+                f"{pin} ({pin_source})",
+            )
+    return passed(cid, f"NeMo Gym at {pin} in {len(printed)} client log banner(s)")
+
+
+def check_pre_cmd(client_logs: Sequence[LogScan]) -> Check:
+    total, shown = _quote(client_logs, "pre_cmd")
+    if total:
+        return failed(
+            "pre-cmd",
+            INVALID,
+            f"{total} pre_cmd failure line(s) in the client log (missing tokenizer "
+            f"packages change which rows are kept): {shown}",
+        )
+    return passed("pre-cmd", "no ModuleNotFoundError or tiktoken failure in the client log")
+
+
+def check_preemption(server_logs: Sequence[LogScan]) -> Check:
+    total, shown = _quote(server_logs, "preemption")
+    if total:
+        return warned(
+            "preemption",
+            f"{total} vLLM preemption line(s) in the server logs (KV cache too small for "
+            f"the parallelism; slower, not wrong; lower parallelism next time): {shown}",
+        )
+    if not server_logs:
+        return passed("preemption", "no server logs to scan")
+    return passed("preemption", "no preemption in the server logs")
+
+
+def check_log_errors(logs: Sequence[LogScan]) -> Check:
+    total, shown = _quote(logs, "errors")
+    if total:
+        return warned(
+            "log-errors",
+            f"{total} Traceback/OOM/Killed line(s) in the logs; read them before quoting "
+            f"the score: {shown}",
+        )
+    if not logs:
+        return warned("log-errors", "no logs/ directory to scan")
+    return passed("log-errors", f"no Traceback, OOM or Killed in {len(logs)} log file(s)")
+
+
+# ----------------------------------------------------------------------- grading signals
+
+
+def check_prefix_gate(mean_prefix_matched: float | None) -> Check:
+    cid = "prefix-gate"
+    if mean_prefix_matched is None:
+        return warned(cid, "no rollouts to measure mean prefix_matched")
+    value = f"mean prefix_matched {mean_prefix_matched:.3f}"
+    if mean_prefix_matched < PREFIX_INVALID_BELOW:
+        return failed(
+            cid,
+            INVALID,
+            f"{value} < {PREFIX_INVALID_BELOW}: the prefix gate is failing, usually "
+            "reasoning leaking into the answer (check the reasoning parser and "
+            "process_reasoning_traces)",
+        )
+    if mean_prefix_matched < PREFIX_WARN_BELOW:
+        return warned(
+            cid,
+            f"{value} < {PREFIX_WARN_BELOW} (golden 1M run about 0.55): look for reasoning "
+            "leaking into some answers",
+        )
+    return passed(cid, f"{value} (golden 1M run about 0.55)")
+
+
+def check_output_limit(length_count: int | None, total: int | None, source: str) -> Check:
+    cid = "output-limit"
+    if not total or length_count is None:
+        return warned(cid, f"no responses to account for the output limit ({source})")
+    fraction = length_count / total
+    value = f"{length_count}/{total} responses ({fraction:.1%}) ended at the output limit"
+    if fraction > LENGTH_INVALID_ABOVE:
+        return failed(
+            cid,
+            INVALID,
+            f"{value} ({source}) > {LENGTH_INVALID_ABOVE:.0%}: capped responses score "
+            "about 0; raise max_model_len / the token budget and rerun",
+        )
+    if fraction > LENGTH_WARN_ABOVE:
+        return warned(cid, f"{value} ({source}) > {LENGTH_WARN_ABOVE:.0%} (golden 1M run: 2.4%)")
+    return passed(cid, f"{value} ({source})")
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=AGGREGATE_REL_TOL, abs_tol=AGGREGATE_ABS_TOL)
+
+
+def check_aggregate(
+    file_metrics: dict[str, Any] | None,
+    pass_at_1: float | None,
+    strata: dict[str, float],
+) -> Check:
+    """Compare the aggregate file's pass@1 and needle strata with the recomputation."""
+    cid = "aggregate-agreement"
+    if file_metrics is None:
+        return failed(
+            cid,
+            INCOMPLETE,
+            "no evaluator_rollouts_aggregate_metrics.json: the run did not reach its "
+            "aggregation step",
+        )
+    if pass_at_1 is None:
+        return warned(cid, "no rollouts to recompute the aggregate from")
+    wanted = {"pass@1/accuracy": pass_at_1}
+    wanted.update({f"n_needles={k}/pass@1/accuracy": v for k, v in strata.items()})
+    stored_strata = {
+        key
+        for key in file_metrics
+        if key.startswith("n_needles=") and key.endswith("/pass@1/accuracy")
+    }
+    problems: list[str] = []
+    for key, ours in wanted.items():
+        theirs = file_metrics.get(key)
+        if isinstance(theirs, bool) or not isinstance(theirs, (int, float)):
+            problems.append(f"{key} missing")
+        elif not _close(float(theirs), ours):
+            problems.append(f"{key} {float(theirs):.6g} in the file vs {ours:.6g} recomputed")
+    for key in sorted(stored_strata - set(wanted)):
+        problems.append(f"{key} in the file but no such stratum in the rollouts")
+    if problems:
+        return failed(
+            cid,
+            INVALID,
+            "aggregate file disagrees with the rollouts: " + "; ".join(problems[:4]),
+        )
+    return passed(
+        cid,
+        f"pass@1 {pass_at_1:.2f} and {len(strata)} needle strata agree with the rollouts "
+        f"(relative tolerance {AGGREGATE_REL_TOL:g})",
+    )
+
+
+# ------------------------------------------------------------------------- non-MRCR tasks
+
+
+def headline_scores(results: Any) -> list[tuple[str, Any]]:
+    """Every `results.{tasks,groups}.<name>...metrics.<m>.scores.<s>.value` as (path, value)."""
+    found: list[tuple[str, Any]] = []
+
+    def walk(node: Any, path: str) -> None:
+        if not isinstance(node, dict):
+            return
+        metrics = node.get("metrics")
+        if isinstance(metrics, dict):
+            for m_name, metric in metrics.items():
+                scores = metric.get("scores") if isinstance(metric, dict) else None
+                if not isinstance(scores, dict):
+                    continue
+                for s_name, score in scores.items():
+                    if isinstance(score, dict) and "value" in score:
+                        found.append((f"{path}.metrics.{m_name}.scores.{s_name}", score["value"]))
+        for section in ("tasks", "groups"):
+            children = node.get(section)
+            if isinstance(children, dict):
+                for name, child in children.items():
+                    walk(child, f"{path}.{section}.{name}")
+
+    if isinstance(results, dict):
+        walk(results.get("results"), "results")
+    return found
+
+
+def _is_finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_results_file(present: bool) -> Check:
+    if not present:
+        return failed(
+            "results-file",
+            INCOMPLETE,
+            "no artifacts/results.yml: the evaluation did not finish",
+        )
+    return passed("results-file", "artifacts/results.yml present and parses")
+
+
+def check_score(scores: Sequence[tuple[str, Any]]) -> Check:
+    cid = "score"
+    if not scores:
+        return failed(cid, INCOMPLETE, "results.yml holds no score value")
+    bad = [(p, v) for p, v in scores if not _is_finite_number(v)]
+    if bad:
+        path, value = bad[0]
+        return failed(
+            cid, INVALID, f"{len(bad)} score(s) not a finite number, e.g. {path} = {value!r}"
+        )
+    path, value = scores[0]
+    more = f" (+{len(scores) - 1} more)" if len(scores) > 1 else ""
+    return passed(cid, f"{path} = {value}{more}")
+
+
+# ------------------------------------------------------------------ gathering from a run
+
+
+@dataclass
+class TaskReport:
+    task: str
+    benchmark: str  # "mrcr" or "generic"
+    checks: list[Check]
+
+    @property
+    def verdict(self) -> str:
+        return verdict(self.checks)
+
+
+LIMIT_PATTERN = re.compile(r"\+\+limit=(\d+)")
+REPEATS_PATTERN = re.compile(r"\+\+num_repeats=(\d+)")
+VARIANT_PATTERN = re.compile(r"benchmarks/mrcr/([\w.-]+\.yaml)")
+# run.sub carries the user's config twice: as `#` comment lines (with the user's own
+# comments, which may mention `++limit=10`) and base64-encoded for the job to decode.
+# Only the decoded YAML is trusted.
+EMBEDDED_FILE = re.compile(r'echo "([A-Za-z0-9+/=]{16,})" \| base64 -d > (\S+\.ya?ml)')
+
+
+@dataclass
+class RunSettings:
+    """What the parsed run config says about the MRCR run that was launched."""
+
+    variant_config: str | None = None
+    repeats: int = 1
+    limit: int | None = None
+    pin: str | None = None
+
+
+def find_key(node: Any, key: str) -> Iterator[Any]:
+    """Every value stored under `key` anywhere in a parsed YAML tree."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == key:
+                yield v
+            yield from find_key(v, key)
+    elif isinstance(node, list):
+        for item in node:
+            yield from find_key(item, key)
+
+
+def strings_in(node: Any) -> Iterator[str]:
+    """Every string value (not key) in a parsed YAML tree; YAML comments are already gone."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from strings_in(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from strings_in(item)
+
+
+def read_settings(parsed_config: Any) -> RunSettings:
+    """Variant, repeats, canary limit and Gym pin from a parsed run config."""
+    settings = RunSettings()
+    joined = "\n".join(strings_in(parsed_config))
+    variants = VARIANT_PATTERN.findall(joined)
+    if variants:
+        settings.variant_config = variants[-1]  # the collect pass follows the prepare pass
+    limits = [int(n) for n in LIMIT_PATTERN.findall(joined)]
+    limits += [v for v in find_key(parsed_config, "limit_samples") if type(v) is int and v > 0]
+    settings.limit = min(limits) if limits else None
+    repeats = REPEATS_PATTERN.findall(joined)
+    if repeats:
+        settings.repeats = int(repeats[-1])
+    for block in find_key(parsed_config, "install_on_the_fly"):
+        if isinstance(block, dict) and isinstance(block.get("commit"), str):
+            settings.pin = block["commit"].strip()
+            break
+    return settings
+
+
+def embedded_configs(run_sub_text: str) -> list[Any]:
+    """The YAML files run.sub writes for the job (e.g. config_ef.yaml), parsed."""
+    import base64
+    import binascii
+
+    import yaml
+
+    found = []
+    for blob, _name in EMBEDDED_FILE.findall(run_sub_text):
+        try:
+            found.append(yaml.safe_load(base64.b64decode(blob).decode("utf-8")))
+        except (binascii.Error, UnicodeDecodeError, yaml.YAMLError):
+            continue  # not ours to judge: the launcher wrote it, the job read it
+    return found
+
+
+def log_files(logs_dir: Path | None, prefix: str) -> list[Path]:
+    if logs_dir is None or not logs_dir.is_dir():
+        return []
+    return sorted(p for p in logs_dir.glob(f"{prefix}*.log") if p.is_file())
+
+
+def _length_from_metrics(metrics: Any) -> tuple[int, int] | None:
+    """(length-capped, total) from eval_factory_metrics.json response_stats, if present."""
+    stats = metrics.get("response_stats") if isinstance(metrics, dict) else None
+    if not isinstance(stats, dict):
+        return None
+    reasons = stats.get("finish_reason")
+    count = stats.get("count")
+    if not isinstance(reasons, dict) or not _is_finite_number(count) or count <= 0:
+        return None
+    length = reasons.get("length", 0)
+    if not _is_finite_number(length):
+        return None
+    return int(length), int(count)
+
+
+def validate_task(task: Any, expected_override: int | None = None) -> TaskReport:
+    """All checks for one TaskRun (evalkit.runs.layout); MRCR gets the full set."""
+    from evalkit.inputs import load_json, load_yaml, read_text
+
+    # The artifacts' config first; run.sub's embedded copy when the job never wrote one.
+    configs: list[Any] = []
+    if task.config_path is not None:
+        configs.append(load_yaml(task.config_path))
+    run_sub = task.task_dir / "run.sub"
+    if not configs and run_sub.is_file():
+        configs.extend(embedded_configs(read_text(run_sub)))
+    settings = read_settings(configs)
+
+    metrics = load_json(task.metrics_path) if task.metrics_path.is_file() else None
+    client = [read_log(p) for p in log_files(task.logs_dir, "client-")]
+    server = [read_log(p) for p in log_files(task.logs_dir, "server-")]
+    others = [
+        read_log(p)
+        for p in log_files(task.logs_dir, "")
+        if not p.name.startswith(("client-", "server-"))
+    ]
+
+    logs = client + server + others
+    if _is_mrcr(task, settings):
+        checks = _mrcr_checks(task, settings, metrics, client, server, expected_override)
+        return TaskReport(task.name, "mrcr", checks)
+    return TaskReport(task.name, "generic", _generic_checks(task, metrics, logs))
+
+
+def _is_mrcr(task: Any, settings: RunSettings) -> bool:
+    """A `benchmarks/mrcr/` variant in the config, or rollouts written by an MRCR agent."""
+    if settings.variant_config is not None:
+        return True
+    if not task.rollouts_path.is_file():
+        return False
+    from evalkit.mrcr.variants import AGENTS
+    from evalkit.runs.rollouts import iter_rollouts
+
+    for rollout in iter_rollouts(task.rollouts_path):
+        return bool(rollout.agent) and (rollout.agent in AGENTS or "mrcr" in rollout.agent)
+    return task.is_gym  # an empty rollouts file under a gym task: judge it as MRCR
+
+
+def _mrcr_checks(
+    task: Any,
+    settings: RunSettings,
+    metrics: Any,
+    client: list[LogScan],
+    server: list[LogScan],
+    expected_override: int | None,
+) -> list[Check]:
+    from evalkit.mrcr.variants import AGENTS, GYM_PIN, VARIANTS
+
+    checks: list[Check] = []
+    pin = settings.pin or GYM_PIN
+    pin_source = "install_on_the_fly.commit" if settings.pin else "evalkit GYM_PIN"
+
+    if not task.rollouts_path.is_file():
+        expectation = _expectation(None, settings, expected_override, VARIANTS, AGENTS)
+        checks.append(
+            failed(
+                "rollout-count",
+                INCOMPLETE,
+                "no artifacts/evaluator_rollouts.jsonl"
+                + (f" ({expectation.count} rollouts expected)" if expectation else ""),
+            )
+        )
+    else:
+        from evalkit.mrcr.aggregate import read_aggregate_entries, recompute, select_agent
+        from evalkit.runs.rollouts import ScanStats, iter_rollouts
+
+        stats = ScanStats()
+        tally = _Tally()
+        agg = recompute(tally.watch(iter_rollouts(task.rollouts_path, stats)))
+        expectation = _expectation(tally.agent, settings, expected_override, VARIANTS, AGENTS)
+        checks.append(check_rollout_count(agg.rollouts, expectation))
+        checks.append(check_duplicates(agg.duplicates, agg.conflicting_duplicates))
+        checks.append(check_truncation(stats.truncated_last_line, stats.blank_lines))
+        checks.append(check_prefix_gate(agg.prefix_matched if agg.rollouts else None))
+        counted = _length_from_metrics(metrics)
+        if counted is not None:
+            checks.append(check_output_limit(*counted, "eval_factory_metrics.json response_stats"))
+        else:
+            checks.append(
+                check_output_limit(
+                    tally.incomplete, tally.records, "rollouts with incomplete_details"
+                )
+            )
+        if not task.aggregate_path.is_file():
+            checks.append(check_aggregate(None, None, {}))
+        elif stats.truncated_last_line:
+            # The cut-off record is lost to us but not to the aggregate: no fair comparison.
+            checks.append(
+                warned(
+                    "aggregate-agreement",
+                    "not compared: the rollouts file is truncated (see truncation)",
+                )
+            )
+        else:
+            # A malformed file is unreadable input (exit 2); a missing entry is a mismatch.
+            entries = read_aggregate_entries(task.aggregate_path)
+            try:
+                _name, file_metrics = select_agent(entries, tally.agent, task.aggregate_path)
+            except InputError as err:
+                checks.append(failed("aggregate-agreement", INVALID, err.message))
+            else:
+                pass_at_1 = agg.pass_at_1 if agg.rollouts else None
+                checks.append(check_aggregate(file_metrics, pass_at_1, dict(agg.strata)))
+    checks.append(check_gym_pin(client, pin, pin_source))
+    checks.append(check_pre_cmd(client))
+    checks.append(check_preemption(server))
+    checks.append(check_log_errors(client + server))
+    order = {cid: i for i, cid in enumerate(CHECK_IDS)}
+    return sorted(checks, key=lambda c: order.get(c.id, len(order)))
+
+
+def _expectation(agent, settings, override, variants, agents) -> Expectation | None:
+    variant = agents.get(agent) if agent else None
+    if variant is None and settings.variant_config:
+        variant = variants.get(settings.variant_config)
+    return expected_rollouts(
+        variant.expected_rows if variant else None,
+        variant.config if variant else None,
+        repeats=settings.repeats,
+        limit=settings.limit,
+        override=override,
+    )
+
+
+class _Tally:
+    """Counts what the aggregate does not keep while the rollouts stream past once."""
+
+    def __init__(self) -> None:
+        self.records = 0
+        self.incomplete = 0
+        self.agent: str | None = None
+
+    def watch(self, rollouts: Iterable[Any]) -> Iterator[Any]:
+        for rollout in rollouts:
+            self.records += 1
+            if rollout.incomplete_reason is not None:
+                self.incomplete += 1
+            if self.agent is None and rollout.agent:
+                self.agent = rollout.agent
+            yield rollout
+
+
+def _generic_checks(task: Any, metrics: Any, logs: list[LogScan]) -> list[Check]:
+    from evalkit.inputs import load_yaml
+
+    checks: list[Check] = []
+    present = task.results_path.is_file()
+    checks.append(check_results_file(present))
+    if present:
+        checks.append(check_score(headline_scores(load_yaml(task.results_path))))
+    counted = _length_from_metrics(metrics)
+    if counted is not None:
+        checks.append(check_output_limit(*counted, "eval_factory_metrics.json response_stats"))
+    else:
+        checks.append(warned("output-limit", "no response_stats in eval_factory_metrics.json"))
+    checks.append(check_log_errors(logs))
+    return checks
+
+
+def validate_path(path: str | Path, expected_override: int | None = None) -> list[TaskReport]:
+    from evalkit.runs.layout import resolve_task_runs
+
+    return [validate_task(t, expected_override) for t in resolve_task_runs(Path(path))]
+
+
+def report_document(reports: Sequence[TaskReport]) -> dict[str, Any]:
+    several = len(reports) > 1
+    checks: list[dict[str, Any]] = []
+    for report in reports:
+        for check in report.checks:
+            doc = check.to_json()
+            if several:
+                doc["task"] = report.task
+            checks.append(doc)
+    document: dict[str, Any] = {
+        "verdict": worst(r.verdict for r in reports),
+        "checks": checks,
+    }
+    document["tasks"] = [
+        {"task": r.task, "benchmark": r.benchmark, "verdict": r.verdict} for r in reports
+    ]
+    return document
+
+
+MARKS = {PASS: "[ok]  ", WARN: "[warn]", FAIL: "[FAIL]"}
+
+
+def report_text(reports: Sequence[TaskReport]) -> str:
+    lines: list[str] = []
+    for report in reports:
+        lines.append(f"{report.task} ({report.benchmark})")
+        for check in report.checks:
+            kind = f" -> {check.kind}" if check.kind else ""
+            lines.append(f"  {MARKS[check.status]} {check.id}: {check.message}{kind}")
+        if len(reports) > 1:
+            lines.append(f"  task verdict: {report.verdict}")
+    lines.append(f"verdict: {worst(r.verdict for r in reports)}")
+    return "\n".join(lines) + "\n"
