@@ -1,19 +1,223 @@
-"""`evalkit compare` (not yet implemented)."""
+"""`evalkit compare BASE CAND`: paired baseline-vs-candidate statistics and a verdict."""
 
 from __future__ import annotations
 
 import argparse
-import sys
+import math
+from typing import Any
 
-SUMMARY = "compare (not yet implemented)"
-EXAMPLES = "  evalkit compare --help\n"
+SUMMARY = "compare a candidate run with a baseline (MRCR items paired by content)"
+DESCRIPTION = """\
+Compare a candidate run with a baseline run of the same benchmark.
+
+MRCR: items are paired by content (random_string_to_prepend, n_needles, expected_answer),
+never by task index; repeats are averaged per item first. For the total and each needle
+stratum (2, 4, 8) it reports base and candidate means in points (0-100), the paired delta
+with a 95 % paired-t interval, a paired bootstrap interval, a sign-flip permutation
+p-value and the minimum detectable effect at 80 % power.
+
+Verdict with --margin M (points): regression when the interval lies below 0 and the
+delta is below -M; no_regression when the interval's lower bound is >= -M; inconclusive
+otherwise; not_comparable when the variant or sampling differ or < 90 % of items pair.
+Tasks with only results.yml scores are compared unpaired (headline score and stderr).
+Read references/compare.md before quoting a result."""
+EXAMPLES = """\
+  evalkit compare runs/bf16/nemo_gym.0 runs/nvfp4/nemo_gym.0
+  evalkit compare runs/bf16/nemo_gym.0 runs/nvfp4/nemo_gym.0 --margin 0.5 --format json
+  evalkit compare <baseline_invocation_dir> <candidate_invocation_dir> --seed 1
+"""
 FORMATS = ("text", "json")
 
 
+def _non_negative(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError("must be a finite number >= 0")
+    return value
+
+
+def _replicates(text: str) -> int:
+    value = int(text)
+    if value < 100:
+        raise argparse.ArgumentTypeError("must be at least 100")
+    return value
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="*")
+    parser.add_argument(
+        "base", metavar="BASE", help="baseline run (invocation, task or artifacts dir)"
+    )
+    parser.add_argument("cand", metavar="CAND", help="candidate run (same forms)")
+    parser.add_argument(
+        "--margin",
+        type=_non_negative,
+        default=1.0,
+        help="largest acceptable loss in points on the task's scale (default: 1.0)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed for resampling (default: 0)")
+    parser.add_argument(
+        "--bootstrap",
+        type=_replicates,
+        default=10_000,
+        metavar="B",
+        help="bootstrap and permutation replicates (default: 10000)",
+    )
+    parser.add_argument(
+        "--weights",
+        choices=("sample", "equal"),
+        default="sample",
+        help="how strata combine into the total: sample-proportional (default) or equal",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    print("evalkit compare: not implemented yet", file=sys.stderr)
-    return 2
+    from evalkit.compare import compare_runs
+    from evalkit.report import write_json
+
+    document = compare_runs(
+        args.base,
+        args.cand,
+        margin=args.margin,
+        seed=args.seed,
+        bootstrap=args.bootstrap,
+        weighting=args.weights,
+        headlines=_headline_reader(),
+    )
+    if args.format == "json":
+        write_json(document)
+    else:
+        print(render_text(document), end="")
+    return 0 if document["verdict"] == "no_regression" else 1
+
+
+def _headline_reader() -> Any:
+    """How to read results.yml scores of the tasks that have no item-level data."""
+    from evalkit.compare import results_headlines
+
+    return results_headlines
+
+
+# ---- text -----------------------------------------------------------------------------
+
+
+def _num(value: Any, digits: int = 2, sign: bool = False) -> str:
+    from evalkit.report import format_number
+
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "n/a"
+    return f"{value:+.{digits}f}" if sign else format_number(value, digits)
+
+
+def _interval(pair: Any) -> str:
+    lo, hi = pair
+    if any(v is None or not math.isfinite(v) for v in (lo, hi)):
+        return "n/a"
+    return f"[{lo:+.2f}, {hi:+.2f}]"
+
+
+def _p(value: Any) -> str:
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+
+
+def render_text(doc: dict[str, Any]) -> str:
+    from evalkit.report import bar, table
+
+    out: list[str] = []
+    if doc.get("benchmark") == "mrcr":
+        agent = doc["agent"]
+        out.append(
+            f"MRCR compare  (agent: base {_names(agent['base'])}, cand {_names(agent['cand'])})"
+        )
+        out.append(f"  base  {doc['paths']['base']}")
+        out.append(f"  cand  {doc['paths']['cand']}")
+        out.append(
+            f"items paired by content: {doc['n_paired']}  (unpaired: base "
+            f"{doc['n_unpaired_base']}, cand {doc['n_unpaired_cand']}); scores in points 0-100"
+        )
+        headers = [
+            "",
+            "n",
+            "base",
+            "cand",
+            "delta",
+            "95% CI (t)",
+            "bootstrap 95%",
+            "p(perm)",
+            "MDE",
+        ]
+        rows = []
+        ordered = [("overall", doc["overall"])] + [
+            (f"{h} needles", s) for h, s in doc["strata"].items()
+        ]
+        for label, s in ordered:
+            rows.append(
+                [
+                    label,
+                    str(s["n"]),
+                    _num(s["base"]),
+                    _num(s["cand"]),
+                    _num(s["delta"], sign=True),
+                    _interval(s["ci95"]),
+                    _interval(s["bootstrap_ci95"]),
+                    _p(s["p_permutation"]),
+                    _num(s["mde"]),
+                ]
+            )
+        out.append("")
+        out.append(table(headers, rows).rstrip("\n"))
+        out.append("")
+        for label, s in ordered:
+            for side in ("base", "cand"):
+                value = s[side]
+                fraction = None if value is None or not math.isfinite(value) else value / 100
+                name = label if side == "base" else ""
+                out.append(f"  {name:<11} {side}  {bar(fraction, 30)}  {_num(value)}")
+        weights = doc["weights"]
+        shown = ", ".join(
+            f"{h}: {w:.3f}" for h, w in weights.items() if h != "scheme" and _finite(w)
+        )
+        out.append("")
+        out.append(
+            f"weights ({weights.get('scheme')}): {shown}; seed {doc['seed']}; "
+            f"{doc.get('bootstrap_replicates')} bootstrap / permutation replicates"
+        )
+    if doc.get("tasks"):
+        out.append("")
+        out.append("other tasks (UNPAIRED: items are not available; normal-approx interval)")
+        rows = [
+            [
+                row["task"],
+                row["metric"],
+                _num(row.get("base")),
+                _num(row.get("cand")),
+                _num(row.get("delta"), sign=True),
+                _num(row.get("se")),
+                _interval(row.get("ci95", [None, None])),
+                row["verdict"],
+            ]
+            for row in doc["tasks"]
+        ]
+        out.append(
+            table(
+                ["task", "metric", "base", "cand", "delta", "SE", "95% CI", "verdict"], rows
+            ).rstrip("\n")
+        )
+    out.append("")
+    out.append(f"verdict: {doc['verdict']}  (margin {doc['margin']:g} points)")
+    for reason in doc["reasons"]:
+        out.append(f"  - {reason}")
+    for note in doc.get("notes", []):
+        out.append(f"  note: {note}")
+    return "\n".join(out) + "\n"
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _names(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(value) if value else "?"
+    return value or "?"

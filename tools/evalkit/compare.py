@@ -1,0 +1,568 @@
+"""Baseline vs candidate: pair MRCR items by content, compute paired statistics, decide.
+
+Data flow: run paths -> task runs -> per-item mean rewards (repeats collapsed) -> items
+joined by content key (random_string_to_prepend, n_needles, expected_answer), never by
+task index, which follows each run's prepared-file order -> evalkit.stats -> verdict.
+Tasks without item-level data (results.yml only) are compared unpaired on their headline
+score and standard error, and the result says so.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit import stats
+from evalkit.errors import InputError, UsageError
+
+NEEDLE_STRATA = ("2", "4", "8")
+MIN_PAIRED_FRACTION = 0.90
+VERDICTS = ("no_regression", "inconclusive", "regression", "not_comparable")
+# Severity used to combine several tasks into one verdict (highest wins).
+_SEVERITY = {"no_regression": 0, "inconclusive": 1, "not_comparable": 2, "regression": 3}
+
+Key = tuple[str, "int | None", str]
+
+
+# ---- the verdict rule ------------------------------------------------------------------
+
+
+def decide(delta: float, ci95: tuple[float, float], margin: float) -> tuple[str, str]:
+    """(verdict, reason) for a delta in points (cand - base) and its 95 % interval."""
+    lo, hi = ci95
+    if not all(math.isfinite(v) for v in (delta, lo, hi)):
+        return "inconclusive", "no interval (too few items to estimate the spread)"
+    if hi < 0 and delta < -margin:
+        return (
+            "regression",
+            f"interval [{lo:.2f}, {hi:.2f}] lies below 0 and delta {delta:+.2f} "
+            f"is worse than -{margin:g} points",
+        )
+    if lo >= -margin:
+        return (
+            "no_regression",
+            f"interval lower bound {lo:.2f} >= -{margin:g} points",
+        )
+    return (
+        "inconclusive",
+        f"interval [{lo:.2f}, {hi:.2f}] reaches below -{margin:g} points but does not "
+        f"establish a regression beyond the margin",
+    )
+
+
+def combine(verdicts: Iterable[str]) -> str:
+    found = list(verdicts)
+    return max(found, key=_SEVERITY.__getitem__) if found else "not_comparable"
+
+
+# ---- reading one MRCR run --------------------------------------------------------------
+
+
+@dataclass
+class MrcrSide:
+    """What compare needs from one MRCR run: items and the settings that must match."""
+
+    path: Path
+    agent: str | None
+    agents: set[str]
+    items: dict[Key, float]  # content key -> mean reward over its rollouts (0-1)
+    duplicate_keys: int  # distinct task indices sharing one content key (merged)
+    rollouts: int
+    sampling: dict[str, float]
+    sampling_source: str | None
+
+
+def _tracking_agents(rollouts: Iterable[Any], agents: set[str]) -> Iterator[Any]:
+    for r in rollouts:
+        if r.agent:
+            agents.add(r.agent)
+        yield r
+
+
+def read_mrcr_side(task_run: Any) -> MrcrSide:
+    from evalkit.mrcr.aggregate import recompute
+    from evalkit.runs.rollouts import iter_rollouts
+
+    agents: set[str] = set()
+    agg = recompute(_tracking_agents(iter_rollouts(task_run.rollouts_path), agents))
+    sums: dict[Key, list[float]] = {}
+    for item in agg.per_item:
+        sums.setdefault(item.key, []).append(item.reward)
+    items = {key: math.fsum(v) / len(v) for key, v in sums.items()}
+    duplicate_keys = sum(len(v) - 1 for v in sums.values())
+    sampling, source = read_sampling(task_run.config_path)
+    agent = next(iter(agents)) if len(agents) == 1 else None
+    if agent is None and not agents:
+        agent = _agent_from_config(task_run.config_path)
+    return MrcrSide(
+        path=task_run.task_dir,
+        agent=agent,
+        agents=agents,
+        items=items,
+        duplicate_keys=duplicate_keys,
+        rollouts=agg.rollouts,
+        sampling=sampling,
+        sampling_source=source,
+    )
+
+
+# ---- sampling settings from the run's config --------------------------------------------
+
+_SAMPLING_KEYS = ("temperature", "top_p")
+# The gym command overrides what reaches the model: ++responses_create_params.temperature=1.0
+_GYM_OVERRIDE = re.compile(
+    r"responses_create_params\.(temperature|top_p)=([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+)
+
+
+def _dig(data: Any, *path: str | int) -> Any:
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(data, list) or step >= len(data):
+                return None
+        elif not isinstance(data, dict):
+            return None
+        data = data[step] if isinstance(step, int) else data.get(step)
+    return data
+
+
+def _strings(data: Any) -> Iterator[str]:
+    if isinstance(data, str):
+        yield data
+    elif isinstance(data, dict):
+        for value in data.values():
+            yield from _strings(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _strings(value)
+
+
+def _as_float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def sampling_from_config(config: Any) -> dict[str, float]:
+    """temperature/top_p as the model saw them; first source found wins per key:
+    the gym command's responses_create_params overrides, then the task's params, then
+    `config.params` (nemo-evaluator run_config.yml), then the evaluation-wide params."""
+    found: dict[str, float] = {}
+    for text in _strings(config):
+        for key, value in _GYM_OVERRIDE.findall(text):
+            found.setdefault(key, float(value))
+    param_blocks = []
+    tasks = _dig(config, "evaluation", "tasks")
+    if isinstance(tasks, list):
+        param_blocks += [_dig(t, "nemo_evaluator_config", "config", "params") for t in tasks]
+    param_blocks.append(_dig(config, "config", "params"))
+    param_blocks.append(_dig(config, "evaluation", "nemo_evaluator_config", "config", "params"))
+    for block in param_blocks:
+        if not isinstance(block, dict):
+            continue
+        for key in _SAMPLING_KEYS:
+            value = _as_float(block.get(key))
+            if value is not None:
+                found.setdefault(key, value)
+    return found
+
+
+def read_sampling(config_path: Path | None) -> tuple[dict[str, float], str | None]:
+    if config_path is None:
+        return {}, None
+    from evalkit.inputs import load_yaml
+
+    try:
+        config = load_yaml(config_path)
+    except InputError:
+        # A config that does not parse only costs the sampling check; say so, go on.
+        return {}, None
+    return sampling_from_config(config), str(config_path)
+
+
+def _agent_from_config(config_path: Path | None) -> str | None:
+    if config_path is None:
+        return None
+    from evalkit.inputs import read_text
+    from evalkit.mrcr.variants import VARIANTS
+
+    try:
+        text = read_text(config_path)
+    except InputError:
+        return None
+    match = re.search(r"benchmarks/mrcr/([\w.-]+\.yaml)", text)
+    variant = VARIANTS.get(match.group(1)) if match else None
+    return variant.agent if variant else None
+
+
+# ---- comparing two MRCR runs ------------------------------------------------------------
+
+
+@dataclass
+class MrcrComparison:
+    document: dict[str, Any]
+    verdict: str
+    reasons: list[str] = field(default_factory=list)
+
+
+def _stratum_name(key: Key) -> str:
+    return "unknown" if key[1] is None else str(key[1])
+
+
+def pair_items(
+    base: dict[Key, float], cand: dict[Key, float]
+) -> tuple[dict[str, tuple[list[float], list[float]]], int, int]:
+    """Join by content key. Returns ({stratum: (base points, cand points)}, unpaired base,
+    unpaired cand); scores are converted from 0-1 rewards to points (0-100)."""
+    strata: dict[str, tuple[list[float], list[float]]] = {h: ([], []) for h in NEEDLE_STRATA}
+    for key in sorted(base.keys() & cand.keys(), key=repr):
+        b, c = strata.setdefault(_stratum_name(key), ([], []))
+        b.append(100.0 * base[key])
+        c.append(100.0 * cand[key])
+    return strata, len(base.keys() - cand.keys()), len(cand.keys() - base.keys())
+
+
+def compare_mrcr(
+    base: MrcrSide,
+    cand: MrcrSide,
+    *,
+    margin: float = 1.0,
+    seed: int = 0,
+    bootstrap: int = 10_000,
+    weighting: str = "sample",
+) -> MrcrComparison:
+    strata_pairs, unpaired_base, unpaired_cand = pair_items(base.items, cand.items)
+    n_paired = sum(len(b) for b, _ in strata_pairs.values())
+    reasons: list[str] = []
+    notes: list[str] = []
+
+    if base.agents and cand.agents and base.agents != cand.agents:
+        reasons.append(
+            f"MRCR variant differs: base agent {', '.join(sorted(base.agents))}, "
+            f"candidate agent {', '.join(sorted(cand.agents))}"
+        )
+    elif base.agent and cand.agent and base.agent != cand.agent:
+        reasons.append(f"MRCR variant differs: base {base.agent}, candidate {cand.agent}")
+    elif base.agent is None or cand.agent is None:
+        notes.append("variant (agent name) not readable on one side; not checked")
+    for key in _SAMPLING_KEYS:
+        b, c = base.sampling.get(key), cand.sampling.get(key)
+        if b is not None and c is not None and b != c:
+            reasons.append(f"sampling differs: {key} base {b:g}, candidate {c:g}")
+        elif b is None or c is None:
+            notes.append(f"{key} not readable from the config on one side; not checked")
+    largest = max(len(base.items), len(cand.items))
+    fraction = n_paired / largest if largest else 0.0
+    if fraction < MIN_PAIRED_FRACTION:
+        reasons.append(
+            f"only {n_paired} of {largest} items pair by content ({100 * fraction:.1f} % "
+            f"< {100 * MIN_PAIRED_FRACTION:.0f} %): different datasets, variants or "
+            "an incomplete run"
+        )
+    for side, name in ((base, "base"), (cand, "candidate")):
+        if side.duplicate_keys:
+            notes.append(
+                f"{name}: {side.duplicate_keys} task indices repeat another item's content; "
+                "their rewards were averaged into one item"
+            )
+
+    result = stats.stratified_paired(
+        strata_pairs, weighting=weighting, seed=seed, bootstrap=bootstrap, permutations=bootstrap
+    )
+    overall = _summary_dict(result.overall)
+    if reasons:
+        verdict = "not_comparable"
+    else:
+        verdict, why = decide(result.overall.delta, result.overall.ci95, margin)
+        reasons.append(why)
+
+    document = {
+        "benchmark": "mrcr",
+        "comparable": verdict != "not_comparable",
+        "n_paired": n_paired,
+        "n_unpaired_base": unpaired_base,
+        "n_unpaired_cand": unpaired_cand,
+        "paired_fraction": fraction,
+        "margin": margin,
+        "overall": overall,
+        "strata": {h: _summary_dict(s) for h, s in result.strata.items()},
+        "weights": {
+            "scheme": "sample-proportional" if weighting == "sample" else "equal per stratum",
+            **result.weights,
+        },
+        "seed": seed,
+        "bootstrap_replicates": bootstrap,
+        "permutation_replicates": bootstrap,
+        "scale": "points (0-100): 100 x mean reward per item, repeats averaged first",
+        "method": (
+            "items paired by (random_string_to_prepend, n_needles, expected_answer); "
+            "paired t on the stratified mean difference (SE = sqrt(sum w_h^2 SE_h^2), "
+            "df = n - strata); percentile bootstrap resampling items within strata; "
+            "two-sided sign-flip permutation test"
+        ),
+        "agent": {
+            "base": sorted(base.agents) or base.agent,
+            "cand": sorted(cand.agents) or cand.agent,
+        },
+        "sampling": {
+            "base": base.sampling,
+            "cand": cand.sampling,
+            "base_source": base.sampling_source,
+            "cand_source": cand.sampling_source,
+        },
+        "rollouts": {"base": base.rollouts, "cand": cand.rollouts},
+        "paths": {"base": str(base.path), "cand": str(cand.path)},
+        "verdict": verdict,
+        "reasons": reasons,
+        "notes": notes,
+    }
+    return MrcrComparison(document, verdict, reasons)
+
+
+def _summary_dict(s: stats.PairedSummary) -> dict[str, Any]:
+    d = s.as_dict()
+    return {
+        "base": d["base"],
+        "cand": d["cand"],
+        "delta": d["delta"],
+        "ci95": d["ci95"],
+        "bootstrap_ci95": d["bootstrap_ci95"],
+        "p_permutation": d["p_permutation"],
+        "permutation_method": d["permutation_method"],
+        "mde": d["mde"],
+        "n": d["n"],
+        "se": d["se"],
+        "df": d["df"],
+        "corr": d["corr"],
+    }
+
+
+# ---- tasks with only a headline score (results.yml) -------------------------------------
+
+
+@dataclass(frozen=True)
+class Headline:
+    task: str
+    metric: str
+    value: float
+    stderr: float | None
+    scale: str | None  # "0-100", "0-1", "-100..100"
+
+
+def results_headlines(task_run: Any) -> list[Headline]:
+    """The documented headline score of a results.yml task run (evalkit.scores), with
+    its scale and stderr. When no documented key is found, every numeric score is
+    compared instead (token telemetry left out), with its scale unknown."""
+    from evalkit.runs.results import iter_scores, load_results
+    from evalkit.scores import other_score
+
+    entry = other_score(task_run)
+    if entry.get("value") is not None:
+        scale = entry.get("scale")
+        return [
+            Headline(
+                task=entry["benchmark"]
+                if entry.get("benchmark") not in (None, "unknown")
+                else task_run.name,
+                metric=entry["metric"],
+                value=float(entry["value"]),
+                stderr=entry.get("stderr"),
+                scale=None if scale == "unknown" else scale,
+            )
+        ]
+    return [
+        Headline(score.names[0], score.key, score.value, score.stderr, None)
+        for score in iter_scores(load_results(task_run.results_path))
+        if score.value is not None and "key_metrics/" not in score.key
+    ]
+
+
+def to_points(value: float, scale: str | None) -> float:
+    """Points on the task's own scale: a 0-1 task's 0.01 is one point (documented scale,
+    never guessed from the value)."""
+    return value * 100.0 if scale == "0-1" else value
+
+
+def compare_headlines(
+    base: Iterable[Headline], cand: Iterable[Headline], *, margin: float = 1.0
+) -> list[dict[str, Any]]:
+    """Unpaired comparison per (task, metric) present in both runs."""
+    base_by = {(h.task, h.metric): h for h in base}
+    cand_by = {(h.task, h.metric): h for h in cand}
+    rows: list[dict[str, Any]] = []
+    for key in sorted(base_by.keys() | cand_by.keys()):
+        b, c = base_by.get(key), cand_by.get(key)
+        row: dict[str, Any] = {"task": key[0], "metric": key[1], "paired": False}
+        if b is None or c is None:
+            row.update(
+                verdict="not_comparable",
+                reasons=[f"only in the {'candidate' if b is None else 'baseline'} run"],
+            )
+            rows.append(row)
+            continue
+        scale = b.scale or c.scale
+        bv, cv = to_points(b.value, scale), to_points(c.value, scale)
+        bse = None if b.stderr is None else to_points(b.stderr, scale)
+        cse = None if c.stderr is None else to_points(c.stderr, scale)
+        delta, se, ci = stats.unpaired_normal(bv, bse, cv, cse)
+        reasons = []
+        if b.scale and c.scale and b.scale != c.scale:
+            verdict = "not_comparable"
+            reasons.append(f"scales differ: {b.scale} vs {c.scale}")
+        elif not math.isfinite(se):
+            verdict = "inconclusive"
+            reasons.append("no stderr in results.yml on one side: delta only, no interval")
+        else:
+            verdict, why = decide(delta, ci, margin)
+            reasons.append(why)
+        reasons.append(
+            "unpaired: items are not available, so SE = sqrt(SE_B^2 + SE_C^2) "
+            "(wider than a paired SE when both runs score the same items)"
+        )
+        row.update(
+            scale=scale,
+            base=bv,
+            cand=cv,
+            delta=delta,
+            se=se,
+            ci95=list(ci),
+            base_stderr=bse,
+            cand_stderr=cse,
+            verdict=verdict,
+            reasons=reasons,
+        )
+        rows.append(row)
+    return rows
+
+
+# ---- whole runs -------------------------------------------------------------------------
+
+
+def _mrcr_runs(task_runs: list[Any]) -> list[Any]:
+    """MRCR task runs (other Gym tasks, e.g. GDPVal, also write rollouts: not these)."""
+    from evalkit.scores import is_mrcr
+
+    found = [t for t in task_runs if is_mrcr(t)]
+    for t in found:
+        if not t.rollouts_path.is_file():
+            raise InputError(
+                "no rollouts file: MRCR items cannot be paired without it", t.rollouts_path
+            )
+    return found
+
+
+def _pick_one(runs: list[Any], label: str, path: Path) -> Any:
+    if len(runs) > 1:
+        names = ", ".join(t.name for t in runs)
+        raise UsageError(
+            f"{label} {path} holds several MRCR task runs ({names}); pass one task directory"
+        )
+    return runs[0]
+
+
+def compare_runs(
+    base_path: str | Path,
+    cand_path: str | Path,
+    *,
+    margin: float = 1.0,
+    seed: int = 0,
+    bootstrap: int = 10_000,
+    weighting: str = "sample",
+    headlines: Any = None,
+) -> dict[str, Any]:
+    """The full compare document for two run paths (invocation, task or artifacts dir).
+
+    `headlines(task_run) -> list[Headline]` reads results.yml scores; None skips them.
+    """
+    from evalkit.runs.layout import resolve_task_runs
+
+    base_runs = resolve_task_runs(base_path)
+    cand_runs = resolve_task_runs(cand_path)
+    base_mrcr, cand_mrcr = _mrcr_runs(base_runs), _mrcr_runs(cand_runs)
+
+    document: dict[str, Any]
+    verdicts: list[str] = []
+    if base_mrcr and cand_mrcr:
+        base_side = read_mrcr_side(_pick_one(base_mrcr, "baseline", Path(base_path)))
+        cand_side = read_mrcr_side(_pick_one(cand_mrcr, "candidate", Path(cand_path)))
+        mrcr = compare_mrcr(
+            base_side,
+            cand_side,
+            margin=margin,
+            seed=seed,
+            bootstrap=bootstrap,
+            weighting=weighting,
+        )
+        document = mrcr.document
+        verdicts.append(mrcr.verdict)
+    else:
+        document = _empty_mrcr_document(margin, seed)
+        if base_mrcr or cand_mrcr:
+            which = "baseline" if base_mrcr else "candidate"
+            document["reasons"].append(f"only the {which} has MRCR rollouts")
+            verdicts.append("not_comparable")
+
+    rows: list[dict[str, Any]] = []
+    if headlines is not None:
+        others_b = [t for t in base_runs if t not in base_mrcr]
+        others_c = [t for t in cand_runs if t not in cand_mrcr]
+        rows = compare_headlines(
+            [h for t in others_b for h in headlines(t)],
+            [h for t in others_c for h in headlines(t)],
+            margin=margin,
+        )
+        verdicts += [row["verdict"] for row in rows]
+    document["tasks"] = rows
+    if not verdicts:
+        raise InputError(
+            "nothing to compare: no MRCR rollouts and no results.yml scores in both runs",
+            base_path,
+        )
+    document["verdict"] = combine(verdicts)
+    document["comparable"] = "not_comparable" not in verdicts
+    if rows:
+        document["reasons"] = document["reasons"] + [
+            f"{row['task']} {row['metric']}: {row['verdict']}" for row in rows
+        ]
+    return document
+
+
+def _empty_mrcr_document(margin: float, seed: int) -> dict[str, Any]:
+    nan = float("nan")
+    blank = {
+        "base": nan,
+        "cand": nan,
+        "delta": nan,
+        "ci95": [nan, nan],
+        "bootstrap_ci95": [nan, nan],
+        "p_permutation": nan,
+        "mde": nan,
+        "n": 0,
+        "se": nan,
+    }
+    return {
+        "benchmark": None,
+        "comparable": False,
+        "n_paired": 0,
+        "n_unpaired_base": 0,
+        "n_unpaired_cand": 0,
+        "margin": margin,
+        "overall": blank,
+        "strata": {h: dict(blank) for h in NEEDLE_STRATA},
+        "weights": {},
+        "seed": seed,
+        "verdict": "not_comparable",
+        "reasons": [],
+        "notes": [],
+    }
