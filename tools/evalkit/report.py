@@ -88,3 +88,62 @@ def bar(fraction: float | None, width: int = 20) -> str:
         return " " * width
     filled = round(max(0.0, min(1.0, fraction)) * width)
     return "#" * filled + "." * (width - filled)
+
+
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def render_sarif(findings: Iterable[Finding], rules: dict) -> dict:
+    """A SARIF 2.1.0 log: one run, the rules as its driver's rules, one result per finding.
+
+    `rules` maps a code to an object with `name`, `severity` and `summary` (the preflight
+    registry's Rule).
+    """
+    from evalkit import __version__
+
+    ordered = sort_findings(findings)
+    used = sorted({f.rule for f in ordered} | set(rules))
+    index = {code: i for i, code in enumerate(used)}
+    descriptors = []
+    for code in used:
+        rule = rules.get(code)
+        descriptor: dict[str, Any] = {"id": code}
+        if rule is not None:
+            descriptor["name"] = rule.name
+            descriptor["shortDescription"] = {"text": rule.summary}
+            descriptor["defaultConfiguration"] = {"level": _SARIF_LEVEL[rule.severity]}
+            descriptor["help"] = {"text": f"references/rules.md#{code.lower()} in the skill"}
+        descriptors.append(descriptor)
+    results = []
+    for f in ordered:
+        text = f.message if not f.path else f"{f.path}: {f.message}"
+        if f.fix:
+            text += f" (fix: {f.fix})"
+        result: dict[str, Any] = {
+            "ruleId": f.rule,
+            "ruleIndex": index[f.rule],
+            "level": _SARIF_LEVEL[f.severity],
+            "message": {"text": text},
+        }
+        if f.file:
+            location: dict[str, Any] = {"artifactLocation": {"uri": f.file}}
+            if f.line:
+                location["region"] = {"startLine": f.line}
+            result["locations"] = [{"physicalLocation": location}]
+        results.append(result)
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "evalkit preflight",
+                        "version": __version__,
+                        "rules": descriptors,
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }

@@ -1,0 +1,44 @@
+"""Load a nel 0.2.6 config: file -> YAML with positions -> composed defaults -> overrides.
+
+cfg = load_config("example_mrcr.yaml", overrides=["++execution.hostname=login"])
+cfg.topology.tp, cfg.line(("execution", "walltime")), cfg.mrcr.mrcr_variant
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evalkit.config import overrides as ov
+from evalkit.config.groups import compose
+from evalkit.config.model import NelConfig
+from evalkit.config.yamldoc import YamlDoc, format_path, parse_document
+from evalkit.inputs import read_text
+
+
+def load_document(path: str) -> YamlDoc:
+    return parse_document(read_text(path), str(path))
+
+
+def build_config(doc: YamlDoc, overrides: Sequence[str] = ()) -> NelConfig:
+    parsed = [ov.parse_override(o) for o in overrides]
+    choices, values = ov.split_choices(parsed)
+    composition = compose(doc.data, choices)
+    data = composition.data
+    overridden = {}
+    for item in values:
+        path = ov.apply(data, item)
+        overridden[path] = item.raw
+    return NelConfig(
+        doc=doc,
+        data=data,
+        choices=composition.choices,
+        overridden=overridden,
+        defaults_problems=composition.problems,
+    )
+
+
+def load_config(path: str, overrides: Sequence[str] = ()) -> NelConfig:
+    return build_config(load_document(path), overrides)
+
+
+__all__ = ["NelConfig", "YamlDoc", "build_config", "format_path", "load_config", "load_document"]

@@ -1,0 +1,215 @@
+"""`${...}` interpolations: found and resolved exactly as the launcher's OmegaConf would.
+
+The launcher resolves every string of the composed config before anything else, so a
+literal `${HOME}` in a shell comment inside a block scalar aborts the run. Most
+interpolations in real configs are plain node references or `${oc.env:VAR}`; those are
+checked here directly (cheap), and anything else goes through OmegaConf itself (its
+grammar and resolvers, plus the launcher's `select_not_null`), loaded only when needed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path as FsPath
+from typing import Any
+
+from evalkit.config.yamldoc import Path, format_path
+
+_REF = r"[A-Za-z_][\w-]*(?:\.[\w-]+)*"
+_SIMPLE = re.compile(
+    r"\$\{(?:(?P<ref>" + _REF + r")"
+    r"|oc\.env:(?P<env>[A-Za-z_]\w*)(?:,(?P<default>[^${}\\'\"]*))?"
+    r"|select_not_null:(?P<sel>" + _REF + r"),(?P<seldef>[^${}\\'\",]*))\}"
+)
+MISSING = "???"
+
+
+@dataclass(frozen=True)
+class InterpolationIssue:
+    path: Path
+    kind: str  # "error" (launch fails) or "env" (an environment variable unset here)
+    message: str
+    token: str  # the text to locate inside the value
+
+
+def walk_strings(node: Any, path: Path = ()) -> Iterator[tuple[Path, str]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from walk_strings(value, path + (key,))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from walk_strings(value, path + (i,))
+    elif isinstance(node, str):
+        yield path, node
+
+
+def lookup(data: Any, dotted: str) -> tuple[bool, Any]:
+    node = data
+    for part in dotted.split("."):
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False, None
+    return True, node
+
+
+def launch_environment(cwd: str | None = None) -> dict[str, str]:
+    """The shell environment plus a `.env` in the working directory (nel loads it too)."""
+    env = dict(os.environ)
+    dotenv = FsPath(cwd or ".") / ".env"
+    try:
+        lines = dotenv.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return env
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.removeprefix("export ").partition("=")
+        env.setdefault(key.strip(), value.strip().strip("'\""))
+    return env
+
+
+def _fast_check(value: str, data: dict, env: Mapping[str, str]) -> list[InterpolationIssue] | None:
+    """Issues for a string whose interpolations are all simple, or None if it needs OmegaConf."""
+    if value.count("${") != len(_SIMPLE.findall(value)) or "\\${" in value or "$${" in value:
+        return None
+    issues: list[InterpolationIssue] = []
+    for m in _SIMPLE.finditer(value):
+        if m.group("ref") is not None:
+            found, target = lookup(data, m.group("ref"))
+            if not found:
+                return None  # let OmegaConf word the error exactly
+            if target == MISSING:
+                return issues  # OmegaConf stops here too; the `???` rule reports it
+            if isinstance(target, str) and "${" in target:
+                continue  # checked where it is written
+        elif m.group("env") is not None:
+            name = m.group("env")
+            if m.group("default") is None and name not in env:
+                # OmegaConf stops at the first failure in a value; so do we
+                return [
+                    InterpolationIssue(
+                        (),
+                        "env",
+                        f"environment variable '{name}' is not set here; the launcher "
+                        "resolves it at submit time and stops if it is unset",
+                        m.group(0),
+                    )
+                ]
+    return issues
+
+
+class _OmegaChecker:
+    """Resolve single values through a real OmegaConf tree built from the config."""
+
+    def __init__(self, data: dict, env: Mapping[str, str]):
+        from omegaconf import OmegaConf  # imported lazily: ~0.1 s
+
+        self.OmegaConf = OmegaConf
+        self.env = env
+        self._register()
+        try:
+            self.root = OmegaConf.create(data)
+        except Exception:  # keys OmegaConf cannot hold: fall back to grammar-only checks
+            self.root = None
+
+    def _register(self) -> None:
+        OmegaConf = self.OmegaConf
+
+        def select_not_null(key: str, default: str, *, _root_: object) -> Any:
+            value = OmegaConf.select(_root_, key, default=None, throw_on_resolution_failure=False)
+            return default if value is None else value
+
+        if not OmegaConf.has_resolver("select_not_null"):
+            OmegaConf.register_new_resolver("select_not_null", select_not_null, use_cache=False)
+
+    def check(self, path: Path, value: str) -> list[InterpolationIssue]:
+        from omegaconf import errors as oc_errors
+        from omegaconf import grammar_parser
+
+        try:
+            grammar_parser.parse(value)
+        except oc_errors.GrammarParseError as err:
+            msg = str(err).splitlines()[0]
+            return [InterpolationIssue(path, "error", f"invalid interpolation: {msg}", "${")]
+        if self.root is None:
+            return []
+        node: Any = self.root
+        try:
+            for part in path[:-1]:
+                node = node._get_node(part)
+            saved = dict(os.environ)
+            os.environ.update(self.env)
+            try:
+                node[path[-1]]
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
+        except oc_errors.InterpolationToMissingValueError:
+            return []  # reported by the `???` rule
+        except oc_errors.MissingMandatoryValue:
+            return []
+        except Exception as err:  # every OmegaConf resolution failure
+            msg = str(err).splitlines()[0].strip()
+            token = _token_for(msg, value)
+            if "Environment variable" in msg and "not found" in msg:
+                return [InterpolationIssue(path, "env", msg, token)]
+            return [InterpolationIssue(path, "error", msg, token)]
+        return []
+
+
+def _token_for(message: str, value: str) -> str:
+    m = re.search(r"(?:key|type) '?([^'\s]+)'?", message)
+    if m:
+        for candidate in (f"${{{m.group(1)}", m.group(1)):
+            if candidate in value:
+                return candidate
+    return "${"
+
+
+def find_issues(data: dict, env: Mapping[str, str] | None = None) -> list[InterpolationIssue]:
+    """Every interpolation problem in the composed config, one per affected value."""
+    env = os.environ if env is None else env
+    issues: list[InterpolationIssue] = []
+    omega: _OmegaChecker | None = None
+    for path, value in walk_strings(data):
+        if "${" not in value:
+            continue
+        fast = _fast_check(value, data, env)
+        if fast is not None:
+            issues.extend(InterpolationIssue(path, i.kind, i.message, i.token) for i in fast)
+            continue
+        if omega is None:
+            omega = _OmegaChecker(data, env)
+        issues.extend(omega.check(path, value))
+    return issues
+
+
+def resolve_text(value: Any, data: dict, depth: int = 0) -> Any:
+    """Best-effort expansion of simple references (for reading flags out of commands)."""
+    if not isinstance(value, str) or "${" not in value or depth > 8:
+        return value
+
+    def repl(m: re.Match) -> str:
+        if m.group("ref") is not None:
+            found, target = lookup(data, m.group("ref"))
+            if not found:
+                return m.group(0)
+            target = resolve_text(target, data, depth + 1)
+            return "" if target is None else str(target)
+        if m.group("env") is not None:
+            return os.environ.get(m.group("env"), m.group("default") or m.group(0))
+        found, target = lookup(data, m.group("sel"))
+        target = resolve_text(target, data, depth + 1) if found else None
+        return m.group("seldef") if target is None else str(target)
+
+    return _SIMPLE.sub(repl, value)
+
+
+__all__ = ["InterpolationIssue", "find_issues", "format_path", "launch_environment", "resolve_text"]

@@ -1,0 +1,51 @@
+"""What a rule sees: the loaded config plus the optional inputs of this invocation."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from evalkit.config.interpolation import InterpolationIssue, find_issues, walk_strings
+from evalkit.config.model import NelConfig
+from evalkit.config.schema import SchemaIssue, validate
+
+SECRET_NAME = re.compile(r"(^HF_TOKEN$|_API_KEY$|TOKEN|SECRET|PASSWORD)", re.I)
+
+
+def is_secret_name(name: str) -> bool:
+    return bool(SECRET_NAME.search(name))
+
+
+@dataclass
+class Context:
+    cfg: NelConfig
+    template: bool = False
+    env: Mapping[str, str] = field(default_factory=dict)
+    checkpoint: Any = None  # evalkit.checkpoint.Checkpoint
+    base: NelConfig | None = None  # --pair baseline (cfg is the candidate)
+    launcher: Any = None  # evalkit.preflight.launcher.LauncherResult
+
+    @cached_property
+    def interpolation_issues(self) -> list[InterpolationIssue]:
+        return find_issues(self.cfg.data, self.env)
+
+    @cached_property
+    def schema_issues(self) -> list[SchemaIssue]:
+        return validate(self.cfg.data)
+
+    def strings(self) -> Iterator[tuple[tuple, str]]:
+        """Every string value of the effective config with its key path."""
+        return walk_strings(self.cfg.data)
+
+    def user_strings(self) -> Iterator[tuple[tuple, str]]:
+        """String values written in the user's file (or set by -o), not bundled defaults."""
+        for path, value in walk_strings(self.cfg.data):
+            if self.cfg.written(path) or path in self.cfg.overridden:
+                yield path, value
+
+    @property
+    def deploys(self) -> bool:
+        return self.cfg.deployment_type not in (None, "none")

@@ -1,0 +1,50 @@
+"""An env-var value without `host:`, `lit:` or `runtime:`.
+
+## What it does
+Checks every `env_vars` map (top level, deployment, evaluation, each task, export).
+
+## Why is this bad
+0.2.6 requires an explicit prefix and refuses the config (`Env var value 'HF_TOKEN'
+must have an explicit prefix`), or, for a non-string value, fails validation.
+
+## Example
+```yaml
+evaluation:
+  env_vars:
+    HF_TOKEN: HF_TOKEN
+```
+
+## Use instead
+```yaml
+evaluation:
+  env_vars:
+    HF_TOKEN: host:HF_TOKEN       # read from your shell at submit time
+    HF_HOME: lit:/hf-cache        # a constant
+    NEL_INVOCATION_ID: runtime:NEL_INVOCATION_ID   # read on the compute node
+```
+"""
+
+from evalkit.preflight.registry import Hit, rule
+
+PREFIXES = ("host:", "lit:", "runtime:")
+
+
+@rule("NEL101", "env-value-prefix", "error")
+def check(ctx):
+    for section, mapping in ctx.cfg.env_maps():
+        if section == ("execution", "env_vars"):
+            continue  # NEL005 reports the whole section
+        for name, value in mapping.items():
+            if isinstance(value, str) and (value == "???" or value.startswith(PREFIXES)):
+                continue
+            shown = value if isinstance(value, str) else repr(value)
+            guess = (
+                f"host:{value}"
+                if isinstance(value, str) and value.isidentifier()
+                else (f"lit:{value}")
+            )
+            yield Hit(
+                section + (name,),
+                f"env value {shown!r} has no host:/lit:/runtime: prefix",
+                fix=f"write it as '{guess}'",
+            )

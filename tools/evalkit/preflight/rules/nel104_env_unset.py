@@ -1,0 +1,50 @@
+"""An environment variable the launcher reads at submit time is not set.
+
+## What it does
+Checks `${oc.env:VAR}` (without a default) and `host:VAR` env values against the
+current environment plus a `.env` file in the working directory (nel loads it too).
+
+## Why is this bad
+Both are read when you run `nel run`, dry-run included; an unset one stops the launch
+(`Environment variable 'X' not found`, or `Environment variable 'X' (referenced by
+'Y') is not set`). It is a warning because you may launch from another shell.
+
+## Example
+```yaml
+export:
+  mlflow:
+    tracking_uri: ${oc.env:MLFLOW_TRACKING_URI}
+```
+
+## Use instead
+Export the variable (or put it in `.env`) before launching, or give a default:
+`${oc.env:MLFLOW_TRACKING_URI,http://127.0.0.1:5000}`.
+"""
+
+from evalkit.preflight.registry import Hit, rule
+
+
+@rule("NEL104", "env-unset", "warning")
+def check(ctx):
+    for issue in ctx.interpolation_issues:
+        if issue.kind == "env":
+            yield Hit(
+                issue.path,
+                issue.message,
+                token=issue.token,
+                fix="export it or add it to .env before `nel run`",
+            )
+    seen = set()
+    for section, mapping in ctx.cfg.env_maps():
+        for name, value in mapping.items():
+            if not (isinstance(value, str) and value.startswith("host:")):
+                continue
+            var = value[5:].strip()
+            if var and var not in ctx.env and var not in seen:
+                seen.add(var)
+                yield Hit(
+                    section + (name,),
+                    f"host variable {var} is not set here; the launcher stops if it is "
+                    "unset at submit time",
+                    fix=f"export {var} or add it to .env",
+                )

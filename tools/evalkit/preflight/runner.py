@@ -1,0 +1,79 @@
+"""Run the registered rules over loaded configs and turn their hits into findings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from evalkit.config import NelConfig, build_config, format_path, load_document
+from evalkit.config.interpolation import launch_environment
+from evalkit.findings import Finding
+from evalkit.preflight.context import Context
+from evalkit.preflight.registry import Hit, Rule, all_rules
+
+
+@dataclass
+class Options:
+    overrides: Sequence[str] = ()
+    template: bool = False
+    checkpoint: object = None  # a loaded evalkit.checkpoint.Checkpoint
+    env: Mapping[str, str] | None = None
+
+
+def load(path: str, options: Options) -> NelConfig:
+    return build_config(load_document(path), options.overrides)
+
+
+def to_finding(rule: Rule, hit: Hit, cfg: NelConfig) -> Finding:
+    path = tuple(hit.path)
+    line = hit.line
+    if line is None and path:
+        line = cfg.doc.line_in_value(path, hit.token) if hit.token else cfg.line(path)
+    message = hit.message
+    if path in cfg.overridden:
+        message += f" (value set by -o {cfg.overridden[path]})"
+    return Finding(
+        rule=rule.code,
+        severity=hit.severity or rule.severity,
+        message=message,
+        path=format_path(path) if path else None,
+        file=cfg.file,
+        line=line,
+        fix=hit.fix,
+    )
+
+
+def run_rules(ctx: Context, scopes: Iterable[str]) -> list[Finding]:
+    wanted = set(scopes)
+    findings: list[Finding] = []
+    for rule in all_rules().values():
+        if rule.scope not in wanted:
+            continue
+        for hit in rule.check(ctx):
+            findings.append(to_finding(rule, hit, ctx.cfg))
+    return findings
+
+
+def check_file(path: str, options: Options) -> list[Finding]:
+    cfg = load(path, options)
+    ctx = Context(
+        cfg=cfg,
+        template=options.template,
+        env=options.env if options.env is not None else launch_environment(),
+        checkpoint=options.checkpoint,
+    )
+    scopes = ["config"] + (["checkpoint"] if options.checkpoint is not None else [])
+    return run_rules(ctx, scopes)
+
+
+def check_pair(base_path: str, cand_path: str, options: Options) -> list[Finding]:
+    base = load(base_path, options)
+    cand = load(cand_path, options)
+    ctx = Context(cfg=cand, base=base, template=options.template, env=options.env or {})
+    return run_rules(ctx, ["pair"])
+
+
+def check_launcher(path: str, options: Options, result: object) -> list[Finding]:
+    cfg = load(path, options)
+    ctx = Context(cfg=cfg, launcher=result, env=options.env or {})
+    return run_rules(ctx, ["launcher"])
