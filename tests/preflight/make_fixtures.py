@@ -716,6 +716,23 @@ make("NEL401", "pass", "gym_alone", "mrcr", [], "one gym task")
 
 # NEL402
 make(
+    "NEL306",
+    "fail",
+    "hash_in_folded_command",
+    "mrcr",
+    [("    --enable-prefix-caching\n", "    --enable-prefix-caching  # keep KV between turns\n")],
+    "# inside the folded deployment.command",
+)
+make(
+    "NEL306",
+    "pass",
+    "comment_above_command",
+    "mrcr",
+    [("  command: >-\n", "  # prefix caching keeps KV between turns\n  command: >-\n")],
+    "comment above the folded command",
+)
+
+make(
     "NEL402",
     "fail",
     "hash_in_folded",
@@ -1067,15 +1084,24 @@ make(
 )
 make(
     "NEL604",
-    "pass",
-    "at_trained",
+    "fail",
+    "no_answer_room",
     "mrcr",
     V128
     + [
         ("    --max-model-len 1100000", "    --max-model-len 131072"),
         ("    VLLM_ALLOW_LONG_MAX_MODEL_LEN: lit:1\n", ""),
     ],
-    "128k variant at the trained context",
+    "128k variant at a 131072 trained context: no room above the cap",
+    args=C("dense_128k"),
+)
+make(
+    "NEL604",
+    "pass",
+    "answer_floor",
+    "mrcr",
+    V128 + [("    --max-model-len 1100000", "    --max-model-len 182496")],
+    "128k variant on a 131072-token checkpoint at cap + answer room, with the override",
     args=C("dense_128k"),
 )
 

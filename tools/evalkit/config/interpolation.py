@@ -17,6 +17,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from evalkit.config.yamldoc import Path, format_path
+from evalkit.errors import InputError
 
 _REF = r"[A-Za-z_][\w-]*(?:\.[\w-]+)*"
 _SIMPLE = re.compile(
@@ -58,10 +59,16 @@ def lookup(data: Any, dotted: str) -> tuple[bool, Any]:
     return True, node
 
 
-def launch_environment(cwd: str | None = None) -> dict[str, str]:
-    """The shell environment plus a `.env` in the working directory (nel loads it too)."""
+def launch_environment(cwd: str | None = None, env_file: str | None = None) -> dict[str, str]:
+    """The shell environment plus a dotenv file, as nel sees it at submit time.
+
+    nel loads `.env` from the working directory, or the file given with `--env-file`
+    (a missing one stops it); values already in the shell win.
+    """
     env = dict(os.environ)
-    dotenv = FsPath(cwd or ".") / ".env"
+    dotenv = FsPath(env_file) if env_file else FsPath(cwd or ".") / ".env"
+    if env_file and not dotenv.is_file():
+        raise InputError("env file not found", dotenv)
     try:
         lines = dotenv.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:

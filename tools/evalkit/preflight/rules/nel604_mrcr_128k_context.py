@@ -2,12 +2,16 @@
 
 ## What it does
 With `--checkpoint DIR` and `config_n3_128k.yaml`, expects `--max-model-len` equal to
-`max_position_embeddings` and no `VLLM_ALLOW_LONG_MAX_MODEL_LEN`.
+the trained context (`max_position_embeddings`) with no `VLLM_ALLOW_LONG_MAX_MODEL_LEN`,
+as long as that context leaves answer room above the 131,072-token cap (at least
+182,496 = 131,072 + 51,424, the golden's margin). A checkpoint trained for less than that
+is served at 182,496 with the override instead, so the longest prompts still get answered.
 
 ## Why is this bad
-The 128k variant is meant to be served like the model ships; stretching the context
-with the override changes the serving setup between variants and models, and a shorter
-one drops prompts near the cap.
+The 128k variant is meant to be served as the model ships: stretching the context with
+the override changes the serving setup between models that need no stretch, and a
+length below the trained context drops prompts near the cap (they come back empty and
+score 0, with no error anywhere).
 
 ## Example
 ```yaml
@@ -16,11 +20,16 @@ command: vllm serve /checkpoint --max-model-len 1100000
 ```
 
 ## Use instead
-`--max-model-len <max_position_embeddings>` and no long-length override.
+`--max-model-len <max_position_embeddings>` and no long-length override (or, for a
+checkpoint trained for less than 182,496 tokens, `--max-model-len 182496` with
+`VLLM_ALLOW_LONG_MAX_MODEL_LEN: lit:1`).
 """
 
+from evalkit.mrcr.variants import VARIANTS
 from evalkit.preflight.registry import Hit, rule
 from evalkit.preflight.rules.nel302_long_context_override import long_override_set
+
+VARIANT_128K = VARIANTS["config_n3_128k.yaml"]
 
 
 @rule("NEL604", "mrcr-128k-context", "warning", scope="checkpoint")
@@ -28,19 +37,29 @@ def check(ctx):
     gym = ctx.cfg.mrcr
     variant = gym.mrcr_variant if gym else None
     trained = ctx.checkpoint.max_position_embeddings
-    if not ctx.deploys or variant is None or variant.config != "config_n3_128k.yaml":
+    if not ctx.deploys or variant is None or variant.config != VARIANT_128K.config:
         return
+    if trained is None:
+        return
+    floor = VARIANT_128K.min_max_model_len()
+    stretched = trained < floor
+    wanted = floor if stretched else trained
     length = ctx.cfg.flags.integer("max_model_len")
-    if trained is not None and length is not None and length != trained:
+    if length is not None and length != wanted:
+        why = (
+            f"the trained context {trained} leaves no answer room above the 131072 cap"
+            if stretched
+            else f"the trained context is {trained}"
+        )
         yield Hit(
             ("deployment", "command"),
-            f"--max-model-len {length} differs from the trained context {trained}",
+            f"--max-model-len {length} for the 128k variant; {why}",
             token="--max-model-len",
-            fix=f"use --max-model-len {trained}",
+            fix=f"use --max-model-len {wanted}",
         )
-    if long_override_set(ctx.cfg):
+    if long_override_set(ctx.cfg) and not stretched:
         yield Hit(
             ("deployment", "env_vars", "VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
-            "the 128k variant needs no long-length override",
+            f"the 128k variant needs no long-length override on a {trained}-token checkpoint",
             fix="remove VLLM_ALLOW_LONG_MAX_MODEL_LEN",
         )
