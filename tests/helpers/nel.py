@@ -66,7 +66,9 @@ def dry_run(
 ) -> DryRun:
     nel = nel_executable()
     if nel is None:
-        raise RuntimeError("nel is not installed; run `bash tests/run.sh` to install the test extra")
+        raise RuntimeError(
+            "nel is not installed; run `bash tests/run.sh` to install the test extra"
+        )
     config = Path(config).resolve()
     cmd = [nel, "run", "--config", str(config), "--dry-run"]
     for key, value in (overrides or {}).items():

@@ -77,5 +77,7 @@ def load_yaml(path: str | Path) -> Any:
 def expect_mapping(value: Any, path: str | Path, what: str = "the top level") -> dict:
     if not isinstance(value, dict):
         kind = "empty" if value is None else type(value).__name__
-        raise InputError(f"{what} must be a mapping, found {kind}", path, 1 if value is None else None)
+        raise InputError(
+            f"{what} must be a mapping, found {kind}", path, 1 if value is None else None
+        )
     return value

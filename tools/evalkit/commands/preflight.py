@@ -62,6 +62,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="launcher for --with-launcher (default: scripts/nel-gym.sh, else nel on PATH)",
     )
+    parser.add_argument(
+        "--env-file",
+        metavar="PATH",
+        help="dotenv file the launch will use (default: ./.env, as nel does)",
+    )
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
 
 
@@ -84,7 +89,14 @@ def run(args: argparse.Namespace) -> int:
         from evalkit.checkpoint import load_checkpoint
 
         checkpoint = load_checkpoint(args.checkpoint)
-    options = Options(overrides=args.overrides, template=args.template, checkpoint=checkpoint)
+    from evalkit.config.interpolation import launch_environment
+
+    options = Options(
+        overrides=args.overrides,
+        template=args.template,
+        checkpoint=checkpoint,
+        env=launch_environment(env_file=args.env_file),
+    )
 
     findings = []
     for path in configs:
