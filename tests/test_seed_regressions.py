@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -18,6 +19,8 @@ from omegaconf.errors import OmegaConfBaseException
 from evalkit.sizing import max_num_seqs
 from fixtures.gym import mrcr_template as tpl
 from fixtures.gym.harness import Gym
+
+AGGREGATE = "evaluator_rollouts_aggregate_metrics.json"
 
 
 def _strings(node):
@@ -108,3 +111,37 @@ def test_bug5_container_is_a_blank_and_a_non_git_gym_is_rejected(tmp_path):
     proc = gym.run(tpl.render_command())
     assert proc.returncode != 0
     assert gym.calls("ng_prepare_benchmark") == []
+
+
+def test_bug3_preflight_flags_the_upstream_sizing(tmp_path, run_cli):
+    """The seed's shapes: 64 seqs per replica against 8 replicas, and DP1 on a 4-GPU gres."""
+    text = tpl.raw_text()
+    too_many = tmp_path / "too_many.yaml"
+    too_many.write_text(text.replace("--max-num-seqs 32", "--max-num-seqs 64"))
+    code, out, _ = run_cli("preflight", "--template", too_many, "--format", "json")
+    rules = {f["rule"] for f in json.loads(out)["findings"] if f["severity"] == "error"}
+    assert code == 1 and "NEL206" in rules
+
+    dp1 = tmp_path / "dp1.yaml"
+    dp1.write_text(text.replace("--data-parallel-size 2", "--data-parallel-size 1"))
+    code, out, _ = run_cli("preflight", "--template", dp1, "--format", "json")
+    rules = {f["rule"] for f in json.loads(out)["findings"] if f["severity"] == "error"}
+    assert code == 1 and "NEL204" in rules
+
+
+def test_bug4_score_reads_the_aggregate_file_never_results_yml(tmp_path, run_cli):
+    from helpers.rungen import write_mrcr_run
+
+    task = write_mrcr_run(tmp_path / "ok", n_items=30, seed=3)
+    results = (task / "artifacts" / "results.yml").read_text()
+    assert "pass@1" not in results  # results.yml holds only token telemetry, as on a real run
+    code, out, err = run_cli("score", task, "--format", "json")
+    assert code == 0, err
+    (entry,) = json.loads(out)["tasks"]
+    aggregate = json.loads((task / "artifacts" / AGGREGATE).read_text())
+    (agent,) = [a for a in aggregate if a["agent_ref"]["name"] == entry["agent"]]
+    assert entry["pass_at_1"] == agent["agent_metrics"]["pass@1/accuracy"]
+
+    gone = write_mrcr_run(tmp_path / "no_aggregate", n_items=30, seed=3, aggregate=False)
+    code, out, _ = run_cli("score", gone, "--format", "json")
+    assert code != 0  # no silent fallback to results.yml
