@@ -54,9 +54,14 @@ def test_bug1_gym_command_block_has_no_brace_interpolation():
 
 def test_bug1_whole_template_resolves(monkeypatch):
     """The template over the launcher's packaged defaults (its `defaults:` list) resolves."""
+    import importlib
+    import sys
     from importlib.resources import files
 
-    import nemo_evaluator_launcher.configs  # noqa: F401  (registers the launcher's resolvers)
+    # Use the launcher's own resolver, even if evalkit registered its stand-in earlier.
+    OmegaConf.clear_resolver("select_not_null")
+    name = "nemo_evaluator_launcher.configs"
+    importlib.reload(sys.modules[name]) if name in sys.modules else importlib.import_module(name)
 
     monkeypatch.setenv("USER", "evalkit-ci")
     groups = files("nemo_evaluator_launcher") / "configs"
