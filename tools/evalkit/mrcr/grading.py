@@ -6,6 +6,9 @@ the card's rule: a response that does not start with the 10-character prefix sco
 otherwise the prefix is removed once from both sides and the score is
 `difflib.SequenceMatcher(None, response, answer).ratio()` with the default autojunk.
 Argument order and autojunk change the number, so neither may be "improved" here.
+
+The ratio comes from `evalkit._seqmatch` (a C build of the same algorithm, bit-identical,
+tested against difflib) when the package was built with a compiler, else from difflib.
 """
 
 from __future__ import annotations
@@ -13,6 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from difflib import SequenceMatcher
 from typing import Any
+
+try:
+    from evalkit._seqmatch import ratio as _ratio
+except ImportError:  # installed without a C compiler: difflib gives the same numbers
+
+    def _ratio(response: str, answer: str) -> float:
+        return SequenceMatcher(None, response, answer).ratio()
 
 
 def join_message_text(items: Iterable[Any]) -> str | None:
@@ -53,4 +63,4 @@ def grade(response_text: str | None, expected_answer: str, prefix: str) -> tuple
         return 0.0, False
     response = text.removeprefix(prefix)
     answer = expected_answer.removeprefix(prefix)
-    return float(SequenceMatcher(None, response, answer).ratio()), True
+    return float(_ratio(response, answer)), True
