@@ -19,7 +19,7 @@ def reference(a: str, b: str) -> float:
 
 
 # Small alphabets make long runs, ties and popular (autojunk) elements likely; the
-# astral and combining characters check that elements are code points.
+# accented, CJK and astral characters check that elements are code points.
 ALPHABETS = st.sampled_from(
     ["ab", "abc ", "abcdefgh \n", "a\u00e9\u4e2d\U0001f600 ", "xyz0123456789"]
 )
