@@ -183,7 +183,7 @@ def test_sampling_mismatch_is_not_comparable(tmp_path, run_cli):
 
 
 def test_sampling_read_from_gym_override_first():
-    from evalkit.compare import sampling_from_config
+    from evalkit.runs.settings import sampling_from_config
 
     config = {
         "config": {

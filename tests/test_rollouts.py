@@ -14,8 +14,8 @@ from evalkit.mrcr.aggregate import compare_metrics, read_aggregate_file, recompu
 from evalkit.mrcr.grading import grade
 from evalkit.mrcr.regrade import regrade_file
 from evalkit.runs.layout import resolve_task_runs
-from evalkit.runs.results import read_gym_settings
 from evalkit.runs.rollouts import ScanStats, iter_rollouts
+from evalkit.runs.settings import read_run_settings
 from helpers.rungen import gym_aggregate, make_items, write_mrcr_run
 
 
@@ -83,7 +83,7 @@ def test_gym_settings_from_config(tmp_path):
     task = write_mrcr_run(
         tmp_path, n_items=6, variant="config_n3_128k.yaml", limit=4, gym_commit="04cf541" + "0" * 33
     )
-    settings = read_gym_settings(resolve_task_runs(task)[0])
+    settings = read_run_settings(resolve_task_runs(task)[0])
     assert settings.variant == "config_n3_128k.yaml"
     assert settings.agent == "mrcr_n3_128k_benchmark_simple_agent"
     assert settings.limit == 4 and settings.num_repeats == 1

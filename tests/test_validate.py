@@ -16,6 +16,7 @@ import pytest
 
 from evalkit import validate as v
 from evalkit.mrcr.variants import GYM_PIN
+from evalkit.runs.settings import embedded_configs, settings_from
 
 # ---------------------------------------------------------------- pure check functions
 
@@ -531,8 +532,8 @@ def test_commented_limit_in_run_sub_is_not_a_canary():
         "#   # Canary: -o ...limit_samples=10 reaches the gym as ++limit=10\n"
         f'echo "{blob}" | base64 -d > config_ef.yaml && run\n'
     )
-    settings = v.read_settings(v.embedded_configs(run_sub))
-    assert settings.limit is None and settings.repeats == 1
+    settings = settings_from(embedded_configs(run_sub))
+    assert settings.limit is None and settings.num_repeats == 1
 
 
 @pytest.mark.launcher
@@ -556,9 +557,9 @@ def test_settings_from_a_real_dry_run_script(tmp_path, run_cli, repo_root, canar
     result = dry_run(template, fill)
     assert result.returncode == 0, result.stderr[-2000:]
     (script,) = result.scripts
-    settings = v.read_settings(v.embedded_configs(script))
-    assert settings.variant_config == "config_n3_1m.yaml"
-    assert settings.pin == GYM_PIN
+    settings = settings_from(embedded_configs(script))
+    assert settings.variant == "config_n3_1m.yaml"
+    assert settings.gym_commit == GYM_PIN
     assert settings.limit == (10 if canary else None)
 
     # The whole command on a run whose artifacts lost their config: run.sub decides.

@@ -10,7 +10,6 @@ score and standard error, and the result says so.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from evalkit import stats
 from evalkit.errors import InputError, UsageError
+from evalkit.runs.settings import SAMPLING_KEYS, RunSettings, read_run_settings
 
 NEEDLE_STRATA = ("2", "4", "8")
 MIN_PAIRED_FRACTION = 0.90
@@ -83,6 +83,14 @@ def _tracking_agents(rollouts: Iterable[Any], agents: set[str]) -> Iterator[Any]
         yield r
 
 
+def run_settings(task_run: Any) -> RunSettings:
+    """The run's settings; a config that does not parse only costs the sampling check."""
+    try:
+        return read_run_settings(task_run)
+    except InputError:
+        return RunSettings()
+
+
 def read_mrcr_side(task_run: Any) -> MrcrSide:
     from evalkit.mrcr.aggregate import recompute
     from evalkit.runs.rollouts import iter_rollouts
@@ -94,10 +102,12 @@ def read_mrcr_side(task_run: Any) -> MrcrSide:
         sums.setdefault(item.key, []).append(item.reward)
     items = {key: math.fsum(v) / len(v) for key, v in sums.items()}
     duplicate_keys = sum(len(v) - 1 for v in sums.values())
-    sampling, source = read_sampling(task_run.config_path)
+    settings = run_settings(task_run)
+    sampling = dict(settings.sampling)
+    source = str(settings.config_path) if sampling and settings.config_path else None
     agent = next(iter(agents)) if len(agents) == 1 else None
     if agent is None and not agents:
-        agent = _agent_from_config(task_run.config_path)
+        agent = settings.agent
     return MrcrSide(
         path=task_run.task_dir,
         agent=agent,
@@ -108,102 +118,6 @@ def read_mrcr_side(task_run: Any) -> MrcrSide:
         sampling=sampling,
         sampling_source=source,
     )
-
-
-# ---- sampling settings from the run's config --------------------------------------------
-
-_SAMPLING_KEYS = ("temperature", "top_p")
-# The gym command overrides what reaches the model: ++responses_create_params.temperature=1.0
-_GYM_OVERRIDE = re.compile(
-    r"responses_create_params\.(temperature|top_p)=([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
-)
-
-
-def _dig(data: Any, *path: str | int) -> Any:
-    for step in path:
-        if isinstance(step, int):
-            if not isinstance(data, list) or step >= len(data):
-                return None
-        elif not isinstance(data, dict):
-            return None
-        data = data[step] if isinstance(step, int) else data.get(step)
-    return data
-
-
-def _strings(data: Any) -> Iterator[str]:
-    if isinstance(data, str):
-        yield data
-    elif isinstance(data, dict):
-        for value in data.values():
-            yield from _strings(value)
-    elif isinstance(data, list):
-        for value in data:
-            yield from _strings(value)
-
-
-def _as_float(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
-
-
-def sampling_from_config(config: Any) -> dict[str, float]:
-    """temperature/top_p as the model saw them; first source found wins per key:
-    the gym command's responses_create_params overrides, then the task's params, then
-    `config.params` (nemo-evaluator run_config.yml), then the evaluation-wide params."""
-    found: dict[str, float] = {}
-    for text in _strings(config):
-        for key, value in _GYM_OVERRIDE.findall(text):
-            found.setdefault(key, float(value))
-    param_blocks = []
-    tasks = _dig(config, "evaluation", "tasks")
-    if isinstance(tasks, list):
-        param_blocks += [_dig(t, "nemo_evaluator_config", "config", "params") for t in tasks]
-    param_blocks.append(_dig(config, "config", "params"))
-    param_blocks.append(_dig(config, "evaluation", "nemo_evaluator_config", "config", "params"))
-    for block in param_blocks:
-        if not isinstance(block, dict):
-            continue
-        for key in _SAMPLING_KEYS:
-            value = _as_float(block.get(key))
-            if value is not None:
-                found.setdefault(key, value)
-    return found
-
-
-def read_sampling(config_path: Path | None) -> tuple[dict[str, float], str | None]:
-    if config_path is None:
-        return {}, None
-    from evalkit.inputs import load_yaml
-
-    try:
-        config = load_yaml(config_path)
-    except InputError:
-        # A config that does not parse only costs the sampling check; say so, go on.
-        return {}, None
-    return sampling_from_config(config), str(config_path)
-
-
-def _agent_from_config(config_path: Path | None) -> str | None:
-    if config_path is None:
-        return None
-    from evalkit.inputs import read_text
-    from evalkit.mrcr.variants import VARIANTS
-
-    try:
-        text = read_text(config_path)
-    except InputError:
-        return None
-    match = re.search(r"benchmarks/mrcr/([\w.-]+\.yaml)", text)
-    variant = VARIANTS.get(match.group(1)) if match else None
-    return variant.agent if variant else None
 
 
 # ---- comparing two MRCR runs ------------------------------------------------------------
@@ -256,7 +170,7 @@ def compare_mrcr(
         reasons.append(f"MRCR variant differs: base {base.agent}, candidate {cand.agent}")
     elif base.agent is None or cand.agent is None:
         notes.append("variant (agent name) not readable on one side; not checked")
-    for key in _SAMPLING_KEYS:
+    for key in SAMPLING_KEYS:
         b, c = base.sampling.get(key), cand.sampling.get(key)
         if b is not None and c is not None and b != c:
             reasons.append(f"sampling differs: {key} base {b:g}, candidate {c:g}")

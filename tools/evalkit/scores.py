@@ -18,7 +18,8 @@ import msgspec
 from evalkit.errors import InputError
 from evalkit.mrcr.aggregate import read_aggregate_entries, select_agent
 from evalkit.runs.layout import TaskRun
-from evalkit.runs.results import iter_scores, load_results, read_gym_settings
+from evalkit.runs.results import iter_scores, load_results
+from evalkit.runs.settings import read_run_settings
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def _metric(metrics: dict[str, Any], key: str) -> float | None:
 def is_mrcr(task: TaskRun) -> bool:
     if not task.is_gym:
         return False
-    settings = read_gym_settings(task)
+    settings = read_run_settings(task)
     if settings.variants_named:
         return True
     if task.aggregate_path.is_file():
@@ -103,7 +104,7 @@ def is_mrcr(task: TaskRun) -> bool:
 
 
 def mrcr_score(task: TaskRun) -> dict[str, Any]:
-    settings = read_gym_settings(task)
+    settings = read_run_settings(task)
     if not task.aggregate_path.is_file():
         raise InputError(
             "no aggregate metrics file (the run did not finish, or the path is not a "

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError
+from evalkit.runs.settings import RunSettings, read_run_settings
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 VALID, INCOMPLETE, INVALID = "valid", "incomplete", "invalid"
@@ -490,85 +491,6 @@ class TaskReport:
         return verdict(self.checks)
 
 
-LIMIT_PATTERN = re.compile(r"\+\+limit=(\d+)")
-REPEATS_PATTERN = re.compile(r"\+\+num_repeats=(\d+)")
-VARIANT_PATTERN = re.compile(r"benchmarks/mrcr/([\w.-]+\.yaml)")
-# run.sub carries the user's config twice: as `#` comment lines (with the user's own
-# comments, which may mention `++limit=10`) and base64-encoded for the job to decode.
-# Only the decoded YAML is trusted.
-EMBEDDED_FILE = re.compile(r'echo "([A-Za-z0-9+/=]{16,})" \| base64 -d > (\S+\.ya?ml)')
-
-
-@dataclass
-class RunSettings:
-    """What the parsed run config says about the MRCR run that was launched."""
-
-    variant_config: str | None = None
-    repeats: int = 1
-    limit: int | None = None
-    pin: str | None = None
-
-
-def find_key(node: Any, key: str) -> Iterator[Any]:
-    """Every value stored under `key` anywhere in a parsed YAML tree."""
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if k == key:
-                yield v
-            yield from find_key(v, key)
-    elif isinstance(node, list):
-        for item in node:
-            yield from find_key(item, key)
-
-
-def strings_in(node: Any) -> Iterator[str]:
-    """Every string value (not key) in a parsed YAML tree; YAML comments are already gone."""
-    if isinstance(node, str):
-        yield node
-    elif isinstance(node, dict):
-        for value in node.values():
-            yield from strings_in(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from strings_in(item)
-
-
-def read_settings(parsed_config: Any) -> RunSettings:
-    """Variant, repeats, canary limit and Gym pin from a parsed run config."""
-    settings = RunSettings()
-    joined = "\n".join(strings_in(parsed_config))
-    variants = VARIANT_PATTERN.findall(joined)
-    if variants:
-        settings.variant_config = variants[-1]  # the collect pass follows the prepare pass
-    limits = [int(n) for n in LIMIT_PATTERN.findall(joined)]
-    limits += [v for v in find_key(parsed_config, "limit_samples") if type(v) is int and v > 0]
-    settings.limit = min(limits) if limits else None
-    repeats = REPEATS_PATTERN.findall(joined)
-    if repeats:
-        settings.repeats = int(repeats[-1])
-    for block in find_key(parsed_config, "install_on_the_fly"):
-        if isinstance(block, dict) and isinstance(block.get("commit"), str):
-            settings.pin = block["commit"].strip()
-            break
-    return settings
-
-
-def embedded_configs(run_sub_text: str) -> list[Any]:
-    """The YAML files run.sub writes for the job (e.g. config_ef.yaml), parsed."""
-    import base64
-    import binascii
-
-    import yaml
-
-    found = []
-    for blob, _name in EMBEDDED_FILE.findall(run_sub_text):
-        try:
-            found.append(yaml.safe_load(base64.b64decode(blob).decode("utf-8")))
-        except (binascii.Error, UnicodeDecodeError, yaml.YAMLError):
-            continue  # not ours to judge: the launcher wrote it, the job read it
-    return found
-
-
 def log_files(logs_dir: Path | None, prefix: str) -> list[Path]:
     if logs_dir is None or not logs_dir.is_dir():
         return []
@@ -592,16 +514,9 @@ def _length_from_metrics(metrics: Any) -> tuple[int, int] | None:
 
 def validate_task(task: Any, expected_override: int | None = None) -> TaskReport:
     """All checks for one TaskRun (evalkit.runs.layout); MRCR gets the full set."""
-    from evalkit.inputs import load_json, load_yaml, read_text
+    from evalkit.inputs import load_json
 
-    # The artifacts' config first; run.sub's embedded copy when the job never wrote one.
-    configs: list[Any] = []
-    if task.config_path is not None:
-        configs.append(load_yaml(task.config_path))
-    run_sub = task.task_dir / "run.sub"
-    if not configs and run_sub.is_file():
-        configs.extend(embedded_configs(read_text(run_sub)))
-    settings = read_settings(configs)
+    settings = read_run_settings(task)
 
     metrics = load_json(task.metrics_path) if task.metrics_path.is_file() else None
     client = [read_log(p) for p in log_files(task.logs_dir, "client-")]
@@ -621,7 +536,7 @@ def validate_task(task: Any, expected_override: int | None = None) -> TaskReport
 
 def _is_mrcr(task: Any, settings: RunSettings) -> bool:
     """A `benchmarks/mrcr/` variant in the config, or rollouts written by an MRCR agent."""
-    if settings.variant_config is not None:
+    if settings.variant is not None:
         return True
     if not task.rollouts_path.is_file():
         return False
@@ -644,8 +559,8 @@ def _mrcr_checks(
     from evalkit.mrcr.variants import AGENTS, GYM_PIN, VARIANTS
 
     checks: list[Check] = []
-    pin = settings.pin or GYM_PIN
-    pin_source = "install_on_the_fly.commit" if settings.pin else "evalkit GYM_PIN"
+    pin = settings.gym_commit or GYM_PIN
+    pin_source = "install_on_the_fly.commit" if settings.gym_commit else "evalkit GYM_PIN"
 
     if not task.rollouts_path.is_file():
         expectation = _expectation(None, settings, expected_override, VARIANTS, AGENTS)
@@ -708,12 +623,12 @@ def _mrcr_checks(
 
 def _expectation(agent, settings, override, variants, agents) -> Expectation | None:
     variant = agents.get(agent) if agent else None
-    if variant is None and settings.variant_config:
-        variant = variants.get(settings.variant_config)
+    if variant is None and settings.variant:
+        variant = variants.get(settings.variant)
     return expected_rollouts(
         variant.expected_rows if variant else None,
         variant.config if variant else None,
-        repeats=settings.repeats,
+        repeats=settings.num_repeats,
         limit=settings.limit,
         override=override,
     )

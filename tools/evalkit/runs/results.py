@@ -12,15 +12,12 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.inputs import expect_mapping, load_json, load_yaml, read_text
-from evalkit.mrcr.variants import VARIANTS, Variant
-from evalkit.runs.layout import TaskRun
+from evalkit.inputs import expect_mapping, load_json, load_yaml
 
 
 @dataclass(frozen=True)
@@ -95,48 +92,3 @@ def finish_reasons(metrics: dict[str, Any]) -> dict[str, int]:
     return {
         str(k): int(v) for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)
     }
-
-
-# ---- Gym settings from the run config ------------------------------------------------
-
-_VARIANT = re.compile(r"benchmarks/mrcr/(config[\w.-]*\.yaml)")
-_LIMIT = re.compile(r"\+\+limit=(\d+)")
-_REPEATS = re.compile(r"\+\+num_repeats=(\d+)")
-_COMMIT = re.compile(r"\bcommit['\"]?\s*[:=]\s*['\"]?([0-9a-fA-F]{7,40})\b")
-
-
-@dataclass(frozen=True)
-class GymSettings:
-    config_path: Path | None
-    variant: str | None  # e.g. "config_n3_1m.yaml"
-    gym_commit: str | None  # install_on_the_fly commit
-    limit: int | None  # ++limit=N (canary)
-    num_repeats: int | None  # ++num_repeats=N
-    variants_named: tuple[str, ...] = ()  # every benchmarks/mrcr/<file> in the config
-
-    @property
-    def variant_spec(self) -> Variant | None:
-        return VARIANTS.get(self.variant) if self.variant else None
-
-    @property
-    def agent(self) -> str | None:
-        spec = self.variant_spec
-        return spec.agent if spec else None
-
-
-def read_gym_settings(task: TaskRun) -> GymSettings:
-    """Variant, pinned commit, canary limit and repeats, when the config names them."""
-    path = task.config_path
-    if path is None:
-        return GymSettings(None, None, None, None, None)
-    text = read_text(path)
-    variants = sorted(set(_VARIANT.findall(text)))
-    limit, repeats, commit = _LIMIT.search(text), _REPEATS.search(text), _COMMIT.search(text)
-    return GymSettings(
-        config_path=path,
-        variant=variants[0] if len(variants) == 1 else None,
-        gym_commit=commit.group(1) if commit else None,
-        limit=int(limit.group(1)) if limit else None,
-        num_repeats=int(repeats.group(1)) if repeats else None,
-        variants_named=tuple(variants),
-    )

@@ -1,0 +1,174 @@
+"""What a run's own config says about how it ran: MRCR variant, Gym pin, canary limit,
+repeats and sampling.
+
+Only parsed YAML counts. The launcher copies the user's file into run.sub as `#` lines,
+comments included, and a template comment may well mention `++limit=10` or another
+variant; those lines must not turn a full run into a canary. So the config is read from
+the artifacts (run_config.yml, config.yml or launcher_unresolved_config.yaml, parsed),
+or, when the job never wrote one, from the YAML that run.sub embeds base64-encoded for
+the job.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.mrcr.variants import VARIANTS, Variant
+
+_VARIANT = re.compile(r"benchmarks/mrcr/([\w.-]+\.yaml)")
+_LIMIT = re.compile(r"\+\+limit=(\d+)")
+_REPEATS = re.compile(r"\+\+num_repeats=(\d+)")
+# The gym command overrides what reaches the model: ++responses_create_params.temperature=1.0
+_GYM_SAMPLING = re.compile(
+    r"responses_create_params\.(temperature|top_p)=([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+)
+_EMBEDDED_FILE = re.compile(r'echo "([A-Za-z0-9+/=]{16,})" \| base64 -d > (\S+\.ya?ml)')
+SAMPLING_KEYS = ("temperature", "top_p")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    config_path: Path | None = None
+    variants_named: tuple[str, ...] = ()  # every benchmarks/mrcr/<file>, in config order
+    gym_commit: str | None = None  # install_on_the_fly.commit
+    limit: int | None = None  # ++limit=N or limit_samples (a canary)
+    num_repeats: int = 1  # ++num_repeats=N
+    sampling: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def variant(self) -> str | None:
+        """The variant the rollouts used: the collect pass is named after the prepare pass."""
+        return self.variants_named[-1] if self.variants_named else None
+
+    @property
+    def variant_spec(self) -> Variant | None:
+        return VARIANTS.get(self.variant) if self.variant else None
+
+    @property
+    def agent(self) -> str | None:
+        spec = self.variant_spec
+        return spec.agent if spec else None
+
+
+def find_key(node: Any, key: str) -> Iterator[Any]:
+    """Every value stored under `key` anywhere in a parsed YAML tree."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == key:
+                yield v
+            yield from find_key(v, key)
+    elif isinstance(node, list):
+        for item in node:
+            yield from find_key(item, key)
+
+
+def strings_in(node: Any) -> Iterator[str]:
+    """Every string value (not key) in a parsed YAML tree."""
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from strings_in(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from strings_in(item)
+
+
+def _dig(data: Any, *path: str) -> Any:
+    for step in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(step)
+    return data
+
+
+def _as_float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def sampling_from_config(config: Any) -> dict[str, float]:
+    """temperature/top_p as the model saw them; per key the first source found wins: the
+    gym command's responses_create_params overrides, then the task's params, then
+    `config.params` (nemo-evaluator's run_config.yml), then the evaluation-wide params."""
+    found: dict[str, float] = {}
+    for text in strings_in(config):
+        for key, value in _GYM_SAMPLING.findall(text):
+            found.setdefault(key, float(value))
+    configs = config if isinstance(config, list) else [config]
+    blocks: list[Any] = []
+    for cfg in configs:
+        tasks = _dig(cfg, "evaluation", "tasks")
+        if isinstance(tasks, list):
+            blocks += [_dig(t, "nemo_evaluator_config", "config", "params") for t in tasks]
+        blocks.append(_dig(cfg, "config", "params"))
+        blocks.append(_dig(cfg, "evaluation", "nemo_evaluator_config", "config", "params"))
+    for block in blocks:
+        if isinstance(block, dict):
+            for key in SAMPLING_KEYS:
+                value = _as_float(block.get(key))
+                if value is not None:
+                    found.setdefault(key, value)
+    return found
+
+
+def settings_from(configs: Sequence[Any], config_path: Path | None = None) -> RunSettings:
+    """Settings from parsed configs (one from the artifacts, or those run.sub embeds)."""
+    joined = "\n".join(strings_in(list(configs)))
+    variants = tuple(dict.fromkeys(_VARIANT.findall(joined)))
+    limits = [int(n) for n in _LIMIT.findall(joined)]
+    limits += [v for v in find_key(list(configs), "limit_samples") if type(v) is int and v > 0]
+    repeats = _REPEATS.findall(joined)
+    commit = None
+    for block in find_key(list(configs), "install_on_the_fly"):
+        if isinstance(block, dict) and isinstance(block.get("commit"), str):
+            commit = block["commit"].strip()
+            break
+    return RunSettings(
+        config_path=config_path,
+        variants_named=variants,
+        gym_commit=commit,
+        limit=min(limits) if limits else None,
+        num_repeats=int(repeats[-1]) if repeats else 1,
+        sampling=sampling_from_config(list(configs)),
+    )
+
+
+def embedded_configs(run_sub_text: str) -> list[Any]:
+    """The YAML files run.sub writes for the job (e.g. config_ef.yaml), parsed."""
+    import base64
+    import binascii
+
+    import yaml
+
+    found = []
+    for blob, _name in _EMBEDDED_FILE.findall(run_sub_text):
+        try:
+            found.append(yaml.safe_load(base64.b64decode(blob).decode("utf-8")))
+        except (binascii.Error, UnicodeDecodeError, yaml.YAMLError):
+            continue  # not ours to judge: the launcher wrote it, the job read it
+    return found
+
+
+def read_run_settings(task: Any) -> RunSettings:
+    """Settings of one TaskRun (evalkit.runs.layout); a malformed config is an InputError."""
+    from evalkit.inputs import load_yaml, read_text
+
+    if task.config_path is not None:
+        return settings_from([load_yaml(task.config_path)], task.config_path)
+    run_sub = task.task_dir / "run.sub"
+    if run_sub.is_file():
+        return settings_from(embedded_configs(read_text(run_sub)), run_sub)
+    return RunSettings()
