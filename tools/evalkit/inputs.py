@@ -7,25 +7,34 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
 from evalkit.errors import InputError
 
 
-def read_bytes(path: str | Path) -> bytes:
+def open_binary(path: str | Path, what: str = "a file") -> BinaryIO:
+    """Open for streaming; every OS failure becomes an InputError naming the file."""
     p = Path(path)
     try:
-        return p.read_bytes()
+        return p.open("rb")
     except FileNotFoundError:
         raise InputError("no such file", p) from None
     except IsADirectoryError:
-        raise InputError("is a directory, expected a file", p) from None
+        raise InputError(f"is a directory, expected {what}", p) from None
     except PermissionError:
         raise InputError("permission denied", p) from None
     except OSError as err:
         raise InputError(f"cannot read ({err.strerror or err})", p) from None
+
+
+def read_bytes(path: str | Path) -> bytes:
+    with open_binary(path) as handle:
+        try:
+            return handle.read()
+        except OSError as err:
+            raise InputError(f"cannot read ({err.strerror or err})", path) from None
 
 
 def decode_text(data: bytes, path: str | Path) -> str:

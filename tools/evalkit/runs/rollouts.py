@@ -20,6 +20,7 @@ from pathlib import Path
 import msgspec
 
 from evalkit.errors import InputError
+from evalkit.inputs import open_binary
 from evalkit.mrcr.grading import join_message_text
 
 # ---- wire format: only the fields we read (msgspec skips the rest) -------------------
@@ -175,14 +176,7 @@ def iter_raw_lines(
     a reader starting mid-line skips to the next line (used to shard a file).
     Raises InputError for a malformed line; a truncated last line is counted and skipped.
     """
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 (closed in the finally below)
-    except FileNotFoundError:
-        raise InputError("no such file", path) from None
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a rollouts .jsonl file", path) from None
-    except OSError as err:
-        raise InputError(f"cannot read ({err.strerror or err})", path) from None
+    handle = open_binary(path, "a rollouts .jsonl file")  # closed in the finally below
     try:
         pos = start
         if start > 0:
