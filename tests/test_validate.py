@@ -7,7 +7,6 @@ rollouts and aggregates), written into tmp_path and then broken one way at a tim
 from __future__ import annotations
 
 import json
-import math
 import re
 import shutil
 from pathlib import Path
@@ -159,19 +158,20 @@ def test_preemption_is_a_warning():
     assert v.check_preemption([v.scan_log("s.log", ["Preempted 3 requests"])]).status == "warn"
 
 
-def test_headline_scores_and_score_check():
+def test_score_check_over_results_yml_scores():
+    from evalkit.runs.results import iter_scores
+
     results = {
         "results": {
             "tasks": {"gpqa": {"metrics": {"acc": {"scores": {"acc": {"value": 61.5}}}}}},
             "groups": {"g": {"metrics": {"m": {"scores": {"s": {"value": float("nan")}}}}}},
         }
     }
-    scores = v.headline_scores(results)
-    assert ("results.tasks.gpqa.metrics.acc.scores.acc", 61.5) in scores
+    scores = list(iter_scores(results))
+    assert [(s.key, s.value) for s in scores] == [("gpqa_acc", 61.5), ("g_m_s", None)]
     assert v.check_score(scores).kind == "invalid"
     assert v.check_score(scores[:1]).status == "pass"
     assert v.check_score([]).kind == "incomplete"
-    assert math.isnan(dict(scores)["results.groups.g.metrics.m.scores.s"])
 
 
 # ------------------------------------------------------------- whole runs via the CLI

@@ -19,7 +19,8 @@ from evalkit.errors import InputError
 from evalkit.mrcr.aggregate import read_aggregate_entries, select_agent
 from evalkit.runs.layout import TaskRun
 from evalkit.runs.results import iter_scores, load_results
-from evalkit.runs.settings import read_run_settings
+from evalkit.runs.rollouts import iter_rollouts
+from evalkit.runs.settings import RunSettings, read_run_settings
 
 
 @dataclass(frozen=True)
@@ -91,15 +92,22 @@ def _metric(metrics: dict[str, Any], key: str) -> float | None:
     return float(value)
 
 
-def is_mrcr(task: TaskRun) -> bool:
+def is_mrcr(task: TaskRun, settings: RunSettings | None = None) -> bool:
+    """A gym task whose config names an MRCR variant, or whose aggregate file (else first
+    rollout) comes from an MRCR agent. An empty rollouts file under a gym task with no
+    aggregate counts as MRCR, so validate judges it as an MRCR run that wrote nothing."""
     if not task.is_gym:
         return False
-    settings = read_run_settings(task)
+    settings = settings or read_run_settings(task)
     if settings.variants_named:
         return True
     if task.aggregate_path.is_file():
         names = [name or "" for name, _ in read_aggregate_entries(task.aggregate_path)]
         return any(name.startswith("mrcr") for name in names)
+    if task.rollouts_path.is_file():
+        for rollout in iter_rollouts(task.rollouts_path):
+            return "mrcr" in (rollout.agent or "")
+        return True
     return False
 
 

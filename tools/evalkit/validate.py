@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError
+from evalkit.runs.results import Score, iter_scores, load_results
 from evalkit.runs.settings import RunSettings, read_run_settings
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
@@ -421,33 +422,6 @@ def check_aggregate(
 # ------------------------------------------------------------------------- non-MRCR tasks
 
 
-def headline_scores(results: Any) -> list[tuple[str, Any]]:
-    """Every `results.{tasks,groups}.<name>...metrics.<m>.scores.<s>.value` as (path, value)."""
-    found: list[tuple[str, Any]] = []
-
-    def walk(node: Any, path: str) -> None:
-        if not isinstance(node, dict):
-            return
-        metrics = node.get("metrics")
-        if isinstance(metrics, dict):
-            for m_name, metric in metrics.items():
-                scores = metric.get("scores") if isinstance(metric, dict) else None
-                if not isinstance(scores, dict):
-                    continue
-                for s_name, score in scores.items():
-                    if isinstance(score, dict) and "value" in score:
-                        found.append((f"{path}.metrics.{m_name}.scores.{s_name}", score["value"]))
-        for section in ("tasks", "groups"):
-            children = node.get(section)
-            if isinstance(children, dict):
-                for name, child in children.items():
-                    walk(child, f"{path}.{section}.{name}")
-
-    if isinstance(results, dict):
-        walk(results.get("results"), "results")
-    return found
-
-
 def _is_finite_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
@@ -462,19 +436,18 @@ def check_results_file(present: bool) -> Check:
     return passed("results-file", "artifacts/results.yml present and parses")
 
 
-def check_score(scores: Sequence[tuple[str, Any]]) -> Check:
+def check_score(scores: Sequence[Score]) -> Check:
+    """Scores from evalkit.runs.results.iter_scores (a NaN or infinite value reads as None)."""
     cid = "score"
     if not scores:
         return failed(cid, INCOMPLETE, "results.yml holds no score value")
-    bad = [(p, v) for p, v in scores if not _is_finite_number(v)]
+    bad = [s for s in scores if s.value is None]
     if bad:
-        path, value = bad[0]
         return failed(
-            cid, INVALID, f"{len(bad)} score(s) not a finite number, e.g. {path} = {value!r}"
+            cid, INVALID, f"{len(bad)} score(s) missing or not a finite number, e.g. {bad[0].key}"
         )
-    path, value = scores[0]
     more = f" (+{len(scores) - 1} more)" if len(scores) > 1 else ""
-    return passed(cid, f"{path} = {value}{more}")
+    return passed(cid, f"{scores[0].key} = {scores[0].value}{more}")
 
 
 # ------------------------------------------------------------------ gathering from a run
@@ -528,24 +501,12 @@ def validate_task(task: Any, expected_override: int | None = None) -> TaskReport
     ]
 
     logs = client + server + others
-    if _is_mrcr(task, settings):
+    from evalkit.scores import is_mrcr
+
+    if is_mrcr(task, settings):
         checks = _mrcr_checks(task, settings, metrics, client, server, expected_override)
         return TaskReport(task.name, "mrcr", checks)
     return TaskReport(task.name, "generic", _generic_checks(task, metrics, logs))
-
-
-def _is_mrcr(task: Any, settings: RunSettings) -> bool:
-    """A `benchmarks/mrcr/` variant in the config, or rollouts written by an MRCR agent."""
-    if settings.variant is not None:
-        return True
-    if not task.rollouts_path.is_file():
-        return False
-    from evalkit.mrcr.variants import AGENTS
-    from evalkit.runs.rollouts import iter_rollouts
-
-    for rollout in iter_rollouts(task.rollouts_path):
-        return bool(rollout.agent) and (rollout.agent in AGENTS or "mrcr" in rollout.agent)
-    return task.is_gym  # an empty rollouts file under a gym task: judge it as MRCR
 
 
 def _mrcr_checks(
@@ -653,13 +614,12 @@ class _Tally:
 
 
 def _generic_checks(task: Any, metrics: Any, logs: list[LogScan]) -> list[Check]:
-    from evalkit.inputs import load_yaml
 
     checks: list[Check] = []
     present = task.results_path.is_file()
     checks.append(check_results_file(present))
     if present:
-        checks.append(check_score(headline_scores(load_yaml(task.results_path))))
+        checks.append(check_score(list(iter_scores(load_results(task.results_path)))))
     counted = _length_from_metrics(metrics)
     if counted is not None:
         checks.append(check_output_limit(*counted, "eval_factory_metrics.json response_stats"))

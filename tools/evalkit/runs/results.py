@@ -1,12 +1,10 @@
-"""Reading nemo-evaluator result files and the run's own settings.
+"""Reading nemo-evaluator result files (the run's settings are in runs/settings.py).
 
 - `results.yml`: scores at `results.tasks|groups.<name>.metrics.<metric>.scores.<score>`
   (`value`, and `stats.stderr` when the harness reports it); groups may nest groups.
   Keys are flattened the way the exporters do: `<task>_<metric>_<score>`, or
   `<task>_<metric>` when the score is named like the metric.
 - `eval_factory_metrics.json`: `response_stats.finish_reason` counts and friends.
-- the run config (run_config.yml / config.yml / launcher_unresolved_config.yaml): read as
-  text for the Gym settings, since they sit inside a free-form command string.
 """
 
 from __future__ import annotations
