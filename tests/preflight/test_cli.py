@@ -187,3 +187,23 @@ def test_with_launcher_reports_one_finding_without_traceback(run_cli, monkeypatc
     assert "MissingConfigException" in launcher_lines[0]
     assert "Could not find 'deployment/vllmm'" in launcher_lines[0]
     assert "Traceback" not in out and "NEL001" not in out
+
+
+def test_blank_fix_is_an_override_nel_accepts(run_cli, repo_root):
+    """nel's -o grammar rejects `tasks[0]`; the fix must give the dotted index form."""
+    template = repo_root / "recipes" / "examples" / "gym" / "example_mrcr.yaml"
+    code, out, _ = run_cli("preflight", "--template", template, "--format", "json")
+    fixes = [f["fix"] for f in json.loads(out)["findings"] if f["rule"] == "NEL002"]
+    assert "set it in the file or pass -o evaluation.tasks.0.container=..." in fixes
+    assert not any("[" in fix for fix in fixes)
+    code, out, _ = run_cli(
+        "preflight",
+        "--template",
+        template,
+        "-o",
+        "evaluation.tasks.0.container=reg/gym:1",
+        "--format",
+        "json",
+    )
+    paths = [f["path"] for f in json.loads(out)["findings"] if f["rule"] == "NEL002"]
+    assert "evaluation.tasks[0].container" not in paths

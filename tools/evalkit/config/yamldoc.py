@@ -72,6 +72,12 @@ def format_path(path: Path) -> str:
     return out
 
 
+def override_path(path: Path) -> str:
+    """("evaluation", "tasks", 0, "name") -> "evaluation.tasks.0.name", the form `nel run -o`
+    accepts (its override grammar rejects the bracketed index of its own error messages)."""
+    return ".".join(str(part) for part in path)
+
+
 class _Builder:
     def __init__(self, doc: YamlDoc):
         self.doc = doc

@@ -20,6 +20,7 @@ Fill each value in the file, or pass it at launch with the same `-o` overrides y
 preflight: `-o execution.account=my-account`.
 """
 
+from evalkit.config.yamldoc import override_path
 from evalkit.preflight.registry import Hit, rule
 
 
@@ -30,6 +31,6 @@ def check(ctx):
             yield Hit(
                 path,
                 "value is ??? (fill before launch)",
-                fix="set it in the file or pass -o " + ctx.cfg.fmt(path) + "=...",
+                fix="set it in the file or pass -o " + override_path(path) + "=...",
                 severity="info" if ctx.template else None,
             )
