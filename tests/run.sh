@@ -11,7 +11,9 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 stamp="$venv/.evalkit-test-deps"
-want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+# Reinstall when the package metadata or the C extension's source changes (an editable
+# install picks up Python edits by itself, but not a rebuilt extension).
+want=$(cat pyproject.toml tools/evalkit/*.c | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "tests/run.sh: installing evalkit[test] into $venv (first run takes about a minute)" >&2
   "$venv/bin/python" -m pip install --quiet --upgrade pip
