@@ -268,3 +268,37 @@ def test_copy_of_canary_artifacts_only(run_cli, tmp_path):
     shutil.copytree(CANARY_DIR / "nemo_gym.0" / "artifacts", dest)
     code, doc, _ = score_json(run_cli, dest)
     assert code == 0 and doc["tasks"][0]["benchmark"] == "mrcr"
+
+
+def test_gdpval_rubric_mode_scores_the_mean_reward(tmp_path, run_cli):
+    """Rubric-mode GDPVal has no headline key in results.yml: the score is the mean reward."""
+    art = tmp_path / "20261130_120000-00000000000000aa" / "nemo_gym.0" / "artifacts"
+    art.mkdir(parents=True)
+    (art / "results.yml").write_text(
+        "results:\n  groups:\n    nemo_gym:\n      metrics:\n"
+        "        key_metrics/mean/input_tokens:\n          scores:\n"
+        "            key_metrics/mean/input_tokens:\n              value: 1200.0\n"
+        "        key_metrics/mean/output_tokens:\n          scores:\n"
+        "            key_metrics/mean/output_tokens:\n              value: 300.0\n"
+    )
+    rewards = [0.0, 0.25, 0.5, 1.0]
+    lines = [
+        json.dumps(
+            {
+                "response": {"output": []},
+                "reward": r,
+                "_ng_task_index": i,
+                "_ng_rollout_index": 0,
+                "agent_ref": {"name": "gdpval_stirrup_agent"},
+            }
+        )
+        for i, r in enumerate(rewards)
+    ]
+    (art / "evaluator_rollouts.jsonl").write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli("score", art.parent, "--format", "json")
+    assert code == 0, err
+    (task,) = json.loads(out)["tasks"]
+    assert task["benchmark"] == "gdpval" and task["scale"] == "0-1"
+    assert task["value"] == pytest.approx(0.4375)
+    # sd (ddof=1) of the rewards over sqrt(4)
+    assert task["stderr"] == pytest.approx(0.4269563917 / 2)

@@ -8,7 +8,9 @@ results.yml, the documented key per task (upstream evaluation skill, score table
 
 from __future__ import annotations
 
+import math
 import re
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -180,6 +182,10 @@ def other_score(task: TaskRun) -> dict[str, Any]:
             stderr=score.stderr,
         )
         return entry
+    rubric = gym_rubric_score(task)
+    if rubric is not None:
+        entry.update(rubric)
+        return entry
     scores = [s for s in iter_scores(document) if s.value is not None]
     if len(scores) == 1:  # a single score is unambiguous even for an unlisted task
         entry.update(
@@ -192,6 +198,32 @@ def other_score(task: TaskRun) -> dict[str, Any]:
     else:
         entry["available"] = [s.key for s in scores][:20]
     return entry
+
+
+def gym_rubric_score(task: TaskRun) -> dict[str, Any] | None:
+    """GDPVal in rubric mode reports no headline key: its score is the mean `reward` over
+    the rollouts (0-1), with the standard error of that mean (sd with ddof=1 over sqrt(n))."""
+    if not task.is_gym or not task.rollouts_path.is_file():
+        return None
+    rewards: list[float] = []
+    agents: set[str] = set()
+    for rollout in iter_rollouts(task.rollouts_path):
+        agents.add(rollout.agent or "")
+        if rollout.reward is not None:
+            rewards.append(float(rollout.reward))
+    if not rewards or not any("gdpval" in name for name in agents):
+        return None
+    n = len(rewards)
+    mean = math.fsum(rewards) / n
+    stderr = statistics.stdev(rewards) / math.sqrt(n) if n > 1 else None
+    return {
+        "benchmark": "gdpval",
+        "metric": "mean reward over evaluator_rollouts.jsonl (rubric mode)",
+        "value": mean,
+        "scale": "0-1",
+        "stderr": stderr,
+        "rollouts": n,
+    }
 
 
 def task_score(task: TaskRun) -> dict[str, Any]:
