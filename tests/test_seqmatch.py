@@ -85,3 +85,31 @@ def test_long_texts_with_edits_and_runaway_output():
 def test_argument_types():
     with pytest.raises(TypeError):
         seqmatch.ratio(b"bytes", "str")
+
+
+def test_regrade_is_identical_with_pure_difflib(repo_root, tmp_path):
+    """EVALKIT_PURE_DIFFLIB=1 switches grading to difflib; every figure stays the same."""
+    import os
+    import subprocess
+    import sys
+
+    run = repo_root / "tests" / "data" / "runs" / "mrcr-canary"
+    outputs = []
+    for pure in ("", "1"):
+        env = {**os.environ, "EVALKIT_PURE_DIFFLIB": pure}
+        code = (
+            "import sys, evalkit.mrcr.grading as g; "
+            "print(g._ratio.__module__, file=sys.stderr); "
+            "from evalkit.cli import main; raise SystemExit(main(sys.argv[1:]))"
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", code, "regrade", str(run), "--format", "json"],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert proc.returncode == 0, proc.stderr
+        outputs.append((proc.stderr.split()[0], proc.stdout))
+    (c_module, c_out), (py_module, py_out) = outputs
+    assert c_module == "evalkit._seqmatch" and py_module == "evalkit.mrcr.grading"
+    assert c_out == py_out

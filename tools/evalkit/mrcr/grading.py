@@ -8,21 +8,29 @@ otherwise the prefix is removed once from both sides and the score is
 Argument order and autojunk change the number, so neither may be "improved" here.
 
 The ratio comes from `evalkit._seqmatch` (a C build of the same algorithm, bit-identical,
-tested against difflib) when the package was built with a compiler, else from difflib.
+tested against difflib) when the package was built with a compiler, else (or with
+EVALKIT_PURE_DIFFLIB=1) from difflib.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Iterable, Mapping
 from difflib import SequenceMatcher
 from typing import Any
 
-try:
-    from evalkit._seqmatch import ratio as _ratio
-except ImportError:  # installed without a C compiler: difflib gives the same numbers
 
-    def _ratio(response: str, answer: str) -> float:
-        return SequenceMatcher(None, response, answer).ratio()
+def _difflib_ratio(response: str, answer: str) -> float:
+    return SequenceMatcher(None, response, answer).ratio()
+
+
+# EVALKIT_PURE_DIFFLIB=1 grades with difflib itself, to cross-check the C build on any run.
+_ratio = _difflib_ratio
+if not os.environ.get("EVALKIT_PURE_DIFFLIB"):
+    # Installed without a C compiler: difflib gives the same numbers.
+    with contextlib.suppress(ImportError):
+        from evalkit._seqmatch import ratio as _ratio
 
 
 def join_message_text(items: Iterable[Any]) -> str | None:
