@@ -16,22 +16,12 @@ import pytest
 from omegaconf import OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
+from evalkit.runs.settings import strings_in
 from evalkit.sizing import max_num_seqs
 from fixtures.gym import mrcr_template as tpl
 from fixtures.gym.harness import Gym
 
 AGGREGATE = "evaluator_rollouts_aggregate_metrics.json"
-
-
-def _strings(node):
-    if isinstance(node, dict):
-        for value in node.values():
-            yield from _strings(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _strings(value)
-    elif isinstance(node, str):
-        yield node
 
 
 def _survives_omegaconf(text: str) -> bool:
@@ -46,7 +36,7 @@ def _survives_omegaconf(text: str) -> bool:
 def test_bug1_gym_command_block_has_no_brace_interpolation():
     gym = tpl.gym()
     assert "${" not in gym["command"]
-    for text in _strings(gym):
+    for text in strings_in(gym):
         assert _survives_omegaconf(text), text[:120]
     # The check can fail: the seed's shape (a shell default in a comment) does not survive.
     assert not _survives_omegaconf("# falls back to ${GYM_DIR:-/opt/Gym}\nset -e\n")
