@@ -1,8 +1,8 @@
 """The MRCR gym bootstrap (`extra.nemo_gym.command`), rendered and executed by bash.
 
-The block is rendered by nemo-evaluator's own renderer, then run under `bash -x` in a
-temporary directory with stub tools on PATH and a temporary directory standing in for
-/opt/Gym (tests/fixtures/gym/harness.py).
+The block is rendered by nemo-evaluator's own renderer, then run under `bash -x` with stub
+tools on PATH against a temporary /opt/Gym laid out as NeMo Gym is at the MRCR pin
+(tests/fixtures/gym/harness.py builds it from the recorded manifest of that commit).
 """
 
 from __future__ import annotations
@@ -17,9 +17,19 @@ import pytest
 
 from evalkit.mrcr.variants import GYM_PIN, VARIANTS
 from fixtures.gym import mrcr_template as tpl
-from fixtures.gym.harness import IMAGE_RAY, SECRET, SERVERS, Gym
+from fixtures.gym.harness import IMAGE_RAY, SECRET, Gym, dependency_files
 
 pytestmark = pytest.mark.slow
+
+
+def bootstrap_servers() -> list[str]:
+    """The server directories the MRCR bootstrap prepares, read from the block itself."""
+    (line,) = [ln for ln in tpl.command_block().splitlines() if ln.startswith("gym_servers=")]
+    return line.split("=", 1)[1].strip("'").split()
+
+
+def requirements_servers() -> list[str]:
+    return [s for s in bootstrap_servers() if "requirements.txt" in dependency_files(GYM_PIN, s)]
 
 
 def _with_variant(config_file: str) -> dict:
@@ -75,6 +85,7 @@ def test_pinned_head_prepares_and_rolls_out_the_chosen_variant(tmp_path, config_
     proc = gym.run(tpl.render_command(cfg=_with_variant(config_file)))
     assert proc.returncode == 0, proc.stderr
     assert f"=== NeMo Gym commit ===\n{GYM_PIN}" in proc.stdout
+    assert f"=== NeMo Gym version ===\n{GYM_PIN}" in proc.stdout
     (prepare,) = gym.calls("ng_prepare_benchmark")
     (rollout,) = gym.calls("ng_e2e_collect_rollouts")
     want = f"benchmarks/mrcr/{config_file}"
@@ -99,23 +110,63 @@ def test_hf_token_never_reaches_the_trace(tmp_path):
     assert f"+hf_token={SECRET}" in gym.calls("ng_prepare_benchmark")[0]["args"]
 
 
+def test_every_bootstrap_server_exists_at_the_pin_with_a_dependency_file():
+    servers = bootstrap_servers()
+    assert servers, "the bootstrap names no servers"
+    for server in servers:
+        files = dependency_files(GYM_PIN, server)
+        assert set(files) & {"requirements.txt", "pyproject.toml"}, (
+            f"{server} has neither requirements.txt nor pyproject.toml at {GYM_PIN}"
+        )
+
+
+def test_the_pinned_tree_really_has_a_pyproject_only_server():
+    # The bug this guards: a loop demanding requirements.txt everywhere stopped here.
+    assert set(dependency_files(GYM_PIN, "responses_api_models/vllm_model")) == {"pyproject.toml"}
+
+
 def test_sub_server_requirements_pin_the_images_ray(tmp_path):
     gym = Gym(tmp_path)
     proc = gym.run(tpl.render_command())
     assert proc.returncode == 0, proc.stderr
-    for server in SERVERS:
+    assert requirements_servers(), "no requirements.txt server to check"
+    for server in requirements_servers():
         lines = (gym.dir / server / "requirements.txt").read_text().splitlines()
-        assert f"ray[default]=={IMAGE_RAY}" in lines
-        assert [line for line in lines if line.startswith("ray")] == [f"ray[default]=={IMAGE_RAY}"]
-        assert "tqdm" in lines and "aiohttp" in lines
-        assert not any(line.startswith("-e") for line in lines)
+        recorded = dependency_files(GYM_PIN, server)["requirements.txt"].splitlines()
+        kept = [ln for ln in recorded if not ln.startswith(("-e", "ray"))]
+        assert lines[: len(kept)] == kept  # the server's own dependencies survive
+        assert [ln for ln in lines if ln.startswith("ray")] == [f"ray[default]=={IMAGE_RAY}"]
+        assert "tqdm" in lines
+        assert not any(ln.startswith("-e") for ln in lines)
+
+
+def test_pyproject_servers_are_untouched_and_held_by_a_ray_constraint(tmp_path):
+    gym = Gym(tmp_path)
+    pyproject = gym.dir / "responses_api_models/vllm_model/pyproject.toml"
+    before = pyproject.read_text()
+    proc = gym.run(tpl.render_command())
+    assert proc.returncode == 0, proc.stderr
+    assert pyproject.read_text() == before
+    assert not (pyproject.parent / "requirements.txt").exists()
+    assert "vllm_model declares its dependencies in pyproject.toml" in proc.stdout
+    (rollout,) = gym.calls("ng_e2e_collect_rollouts")
+    constraint = rollout["uv_constraint"]
+    assert constraint and Path(constraint).read_text().split() == [f"ray=={IMAGE_RAY}"]
+
+
+def test_a_server_with_no_dependency_file_stops_before_prepare(tmp_path):
+    gym = Gym(tmp_path, drop=("resources_servers/mrcr/requirements.txt",))
+    proc = gym.run(tpl.render_command())
+    assert proc.returncode == 3
+    assert "resources_servers/mrcr has neither requirements.txt nor pyproject.toml" in proc.stderr
+    assert gym.calls("ng_prepare_benchmark") == []
 
 
 def test_the_ray_pin_follows_whatever_the_image_carries(tmp_path):
     gym = Gym(tmp_path)
     proc = gym.run(tpl.render_command(), STUB_RAY_VERSION="2.41.0")
     assert proc.returncode == 0, proc.stderr
-    text = (gym.dir / SERVERS[2] / "requirements.txt").read_text()
+    text = (gym.dir / "resources_servers/mrcr/requirements.txt").read_text()
     assert "ray[default]==2.41.0" in text and IMAGE_RAY not in text
 
 
