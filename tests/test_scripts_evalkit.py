@@ -11,6 +11,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -93,6 +94,9 @@ def test_installed_copy_runs_without_writing_into_the_skill(read_only_skill, env
     venv = Path(_run(script, "--evalkit-env", env=env).stdout.strip())
     assert venv.parent == tmp_path / "home"
     assert (venv / "bin" / "evalkit").exists()
+    # EVALKIT_NO_UV=1 takes the venv + pip branch even with uv on PATH (the test extra
+    # installs uv): the standard library's venv writes no `uv` line in pyvenv.cfg.
+    assert "\nuv = " not in (venv / "pyvenv.cfg").read_text()
 
     start = time.perf_counter()
     second = _run(script, "--version", env=env)
@@ -150,3 +154,55 @@ def test_reached_through_symlinks_uses_the_real_skill_directory(read_only_skill,
     via_script = _run(linked_script, "--evalkit-env", env=env)
     assert direct.returncode == via_dir.returncode == via_script.returncode == 0
     assert direct.stdout == via_dir.stdout == via_script.stdout
+
+
+def _uv_dir() -> Path | None:
+    """Where the test extra's uv lives (beside this interpreter), else uv on PATH."""
+    beside = Path(sys.executable).parent / "uv"
+    found = beside if beside.exists() else shutil.which("uv")
+    return Path(found).parent if found else None
+
+
+@pytest.mark.slow
+def test_uv_branch_builds_the_environment_with_uv(read_only_skill, env, tmp_path):
+    uv_dir = _uv_dir()
+    if uv_dir is None:
+        pytest.skip("uv not installed (the test extra provides it)")
+    env.pop("EVALKIT_NO_UV")
+    env["PATH"] = f"{uv_dir}{os.pathsep}{env.get('PATH', '')}"
+    script = read_only_skill / "scripts" / "evalkit"
+    before = _snapshot(read_only_skill)
+
+    first = _run(script, "--version", env=env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == f"evalkit {__version__}"
+    assert "evalkit: first run, creating environment in" in first.stderr
+    assert _snapshot(read_only_skill) == before
+
+    venv = Path(_run(script, "--evalkit-env", env=env).stdout.strip())
+    # `uv venv` records itself in pyvenv.cfg; the stdlib venv does not.
+    assert "\nuv = " in "\n" + (venv / "pyvenv.cfg").read_text()
+    second = _run(script, "preflight", "--help", env=env)
+    assert second.returncode == 0 and second.stderr == ""
+    assert "--context" in second.stdout
+
+
+def test_failed_uv_install_is_one_clear_message_and_no_half_environment(
+    read_only_skill, env, tmp_path
+):
+    # A uv that fails (as one without index access does) must not leave a venv behind.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake_uv = bin_dir / "uv"
+    fake_uv.write_text("#!/usr/bin/env bash\necho 'error: no index reachable' >&2\nexit 2\n")
+    fake_uv.chmod(0o755)
+    env.pop("EVALKIT_NO_UV")
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    proc = _run(read_only_skill / "scripts" / "evalkit", "--version", env=env)
+    assert proc.returncode == 2
+    assert "error: no index reachable" in proc.stderr
+    assert (
+        proc.stderr.rstrip().splitlines()[-1].startswith("evalkit: creating the environment failed")
+    )
+    home = tmp_path / "home"
+    assert not [p for p in home.iterdir() if p.name.startswith("venv-")]

@@ -168,6 +168,79 @@ def test_golden_mrcr_shape_gives_32_seqs_per_replica():
     assert "VLLM_ALLOW_LONG_MAX_MODEL_LEN" in result.deployment_env_vars
 
 
+GOLDEN_1M = SizeRequest(  # the golden MRCR envelope: 1100000 tokens, 4 x 4-GPU nodes
+    gpu_mem_gib=180,
+    gpus_per_node=4,
+    max_model_len=1_100_000,
+    parallelism=256,
+    num_instances=4,
+    num_nodes=4,
+    tensor_parallel_size=2,
+    gpu_memory_utilization=0.95,
+)
+
+
+def test_documented_context_above_the_config_is_a_note_not_a_warning():
+    # config.json 262144, card 1M (issue 14): the override is set and explained, not doubted.
+    hybrid = Checkpoint(config=HYBRID_MAMBA, documented_context=1_048_576)
+    result = plan(hybrid, GOLDEN_1M)
+    assert result.deployment_env_vars == {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "lit:1"}
+    assert not [w for w in result.warnings if "max_position_embeddings" in w]
+    assert any("the model card documents 1048576" in n for n in result.notes)
+    assert result.context["tokens"] == 1_048_576
+    assert result.context["source"] == "model card (--context)"
+    assert result.mrcr_variant["config"] == "benchmarks/mrcr/config_n3_1m.yaml"
+    assert result.mrcr_variant["max_model_len"] == 1_100_000
+    assert result.mrcr_variant["needs_long_override"] is True
+
+
+def test_without_documented_context_the_override_asks_for_the_card():
+    result = plan(ckpt(HYBRID_MAMBA), GOLDEN_1M)
+    assert result.deployment_env_vars == {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "lit:1"}
+    (warning,) = [w for w in result.warnings if "max_position_embeddings" in w]
+    assert "model card" in warning and "--context" in warning
+    assert result.context["source"] == "config.json max_position_embeddings"
+    # From config.json alone the largest variant is 128k, served as the model ships.
+    assert result.mrcr_variant["config"] == "benchmarks/mrcr/config_n3_128k.yaml"
+    assert result.mrcr_variant["max_model_len"] == 262144
+
+
+def test_length_beyond_the_documented_context_and_answer_room_warns():
+    hybrid = Checkpoint(config=HYBRID_MAMBA, documented_context=524_288)
+    result = plan(hybrid, GOLDEN_1M)
+    assert any("beyond the documented context 524288" in w for w in result.warnings)
+
+
+def test_cli_context_option_is_reported(run_cli, tmp_path):
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(HYBRID_MAMBA))
+    args = [
+        "size",
+        "--model-config",
+        cfg,
+        "--gpu-mem-gib",
+        "180",
+        "--gpus-per-node",
+        "4",
+        "--max-model-len",
+        "1100000",
+        "--parallelism",
+        "256",
+        "--num-instances",
+        "4",
+    ]
+    code, out, _ = run_cli(*args, "--context", "1048576")
+    assert code == 0
+    assert "1048576 tokens documented on the model card (--context)" in out
+    assert "MRCR variant:         benchmarks/mrcr/config_n3_1m.yaml" in out
+    code, out, _ = run_cli(*args, "--format", "json")
+    doc = json.loads(out)
+    assert doc["context"]["tokens"] == 262144
+    assert doc["mrcr_variant"]["config"].endswith("config_n3_128k.yaml")
+    code, _, err = run_cli(*args, "--context", "0")
+    assert code == 2 and "--context" in err
+
+
 def test_smallest_tp_that_holds_the_weights():
     # 140 GiB of weights on 80 GiB GPUs at 0.9: 72 GiB usable minus 4 GiB overhead.
     # TP1: -72 GiB, TP2: -2 GiB (no room), TP4: 72 - 35 - 4 = 33 GiB -> TP4, DP2.

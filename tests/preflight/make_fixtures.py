@@ -963,10 +963,53 @@ ckpt(
         "auto_map": {"AutoConfig": "configuration_x.XConfig"},
     },
 )
+# Nemotron 3 Nano shape (NemotronHForCausalLM, 30B-A3B): layer pattern, head and Mamba-2
+# sizes as public code quotes that model's config.json (not checked against the hub here);
+# max_position_embeddings 262144 is the config's runtime default, while the model card
+# documents 1M tokens (issue 14). The golden MRCR run's family.
+ckpt(
+    "hybrid_256k_card_1m",
+    {
+        "architectures": ["NemotronHForCausalLM"],
+        "model_type": "nemotron_h",
+        "auto_map": {"AutoConfig": "configuration_nemotron_h.NemotronHConfig"},
+        "hidden_size": 2688,
+        "num_hidden_layers": 52,
+        "hybrid_override_pattern": "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
+        "num_attention_heads": 32,
+        "num_key_value_heads": 2,
+        "head_dim": 128,
+        "mamba_num_heads": 64,
+        "mamba_head_dim": 64,
+        "ssm_state_size": 128,
+        "n_groups": 8,
+        "conv_kernel": 4,
+        "n_routed_experts": 128,
+        "num_experts_per_tok": 6,
+        "moe_intermediate_size": 1856,
+        "moe_shared_expert_intermediate_size": 3712,
+        "vocab_size": 131072,
+        "max_position_embeddings": 262144,
+        "torch_dtype": "bfloat16",
+    },
+)
 
 
-def C(n):
-    return {"checkpoint": f"../../_checkpoints/{n}"}
+def C(n, context=None):
+    args = {"checkpoint": f"../../_checkpoints/{n}"}
+    if context is not None:
+        args["context"] = context
+    return args
+
+
+# A MoE with custom code and no KV calibration, served as the golden serves it.
+MOE_NOKV = [
+    (
+        "    --enable-prefix-caching\n",
+        "    --enable-prefix-caching\n    --enable-expert-parallel\n    --trust-remote-code\n",
+    )
+]
+NO_OVERRIDE = [("    VLLM_ALLOW_LONG_MAX_MODEL_LEN: lit:1\n", "")]
 
 
 MOE_OK = [
@@ -1024,6 +1067,24 @@ make(
     args=C("dense_128k"),
 )
 make("NEL602", "pass", "at_trained", "generic", [], "131072 = trained", args=C("dense_128k"))
+make(
+    "NEL602",
+    "fail",
+    "card_1m_no_override",
+    "mrcr",
+    MOE_NOKV + NO_OVERRIDE,
+    "golden 1M envelope on a 262144-config, 1M-card hybrid, without the long-length override",
+    args=C("hybrid_256k_card_1m", 1048576),
+)
+make(
+    "NEL602",
+    "pass",
+    "card_1m_override",
+    "mrcr",
+    MOE_NOKV,
+    "golden 1M envelope on a 262144-config, 1M-card hybrid, with the override",
+    args=C("hybrid_256k_card_1m", 1048576),
+)
 
 make(
     "NEL603",
@@ -1031,8 +1092,56 @@ make(
     "1m_on_128k_model",
     "mrcr",
     [],
-    "1M variant on a 128k model",
-    args=C("dense_128k"),
+    "1M variant on a 128k model whose card documents 128k",
+    args=C("dense_128k", 131072),
+)
+make(
+    "NEL603",
+    "fail",
+    "1m_override_no_context",
+    "mrcr",
+    MOE_NOKV,
+    "golden 1M envelope on a 262144-config hybrid, override set, no documented context (warning)",
+    args=C("hybrid_256k_card_1m"),
+)
+make(
+    "NEL603",
+    "fail",
+    "1m_no_override_no_context",
+    "mrcr",
+    MOE_NOKV + NO_OVERRIDE,
+    "1M variant above max_position_embeddings 262144, no override, no documented context",
+    args=C("hybrid_256k_card_1m"),
+)
+make(
+    "NEL603",
+    "fail",
+    "128k_on_card_1m",
+    "mrcr",
+    MOE_NOKV
+    + NO_OVERRIDE
+    + [
+        ("    --max-model-len 1100000", "    --max-model-len 262144"),
+        (
+            'benchmarks/mrcr/config_n3_1m.yaml]"\n                  +hf_token',
+            'benchmarks/mrcr/config_n3_128k.yaml]"\n                  +hf_token',
+        ),
+        (
+            'benchmarks/mrcr/config_n3_1m.yaml]"\n                  ++split',
+            'benchmarks/mrcr/config_n3_128k.yaml]"\n                  ++split',
+        ),
+    ],
+    "128k variant for a hybrid whose card documents 1M (warning: a larger variant fits)",
+    args=C("hybrid_256k_card_1m", 1048576),
+)
+make(
+    "NEL603",
+    "pass",
+    "golden_card_1m",
+    "mrcr",
+    MOE_NOKV,
+    "golden: config 262144, card 1M (--context 1048576), 1100000 with the override",
+    args=C("hybrid_256k_card_1m", 1048576),
 )
 make(
     "NEL603",

@@ -3,7 +3,7 @@
 Every rule has at least one failing config that yields its code and one passing config
 that yields no error or warning with it. A sidecar `<name>.args.json` may ask for
 --template, -o overrides, a --checkpoint directory, a --pair baseline, or the real
-launcher (marked `launcher`).
+launcher (marked `launcher`); `context` is the model card's context (`--context N`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ CASES = list(_cases())
 def run_case(config: Path, args: dict, launcher_env=None):
     checkpoint = None
     if args.get("checkpoint"):
-        checkpoint = load_checkpoint(config.parent / args["checkpoint"])
+        checkpoint = load_checkpoint(
+            config.parent / args["checkpoint"], documented_context=args.get("context")
+        )
     options = Options(
         overrides=args.get("overrides", []),
         template=args.get("template", False),

@@ -2,6 +2,12 @@
 
 Read-only; used by `preflight --checkpoint` and `size`. Multimodal configs nest the
 language model under `text_config` (or `llm_config`); those fields win when present.
+
+The model's context is a fact about the model, not about config.json: its
+`max_position_embeddings` is the length the runtime assumes by default, which a model card
+may exceed (the Nemotron 3 Nano family ships 262144 there and documents 1M tokens). The
+"documented context" comes from the card, given by the user (`--context N`); without it
+`max_position_embeddings` is the floor we fall back on (`context_source`).
 """
 
 from __future__ import annotations
@@ -24,6 +30,11 @@ class Checkpoint:
     quant_config_path: Path | None = None
     safetensors_index: dict[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
+    documented_context: int | None = None  # from the model card (--context), if given
+
+    @property
+    def context(self) -> ContextSource:
+        return context_source(self, self.documented_context)
 
     @property
     def text_config(self) -> dict[str, Any]:
@@ -107,12 +118,66 @@ class Checkpoint:
         return None
 
 
+@dataclass(frozen=True)
+class ContextSource:
+    """The context length variant choice and serving checks use, and where it came from."""
+
+    tokens: int | None  # None: neither the card nor config.json says
+    documented: bool  # True: from the model card (given by the user), else the config floor
+    max_position_embeddings: int | None
+
+    @property
+    def source(self) -> str:
+        if self.documented:
+            return "model card (--context)"
+        return "config.json max_position_embeddings" if self.tokens else "unknown"
+
+    @property
+    def explanation(self) -> str:
+        """One line: which value is used and why (names both when they differ)."""
+        mpe = self.max_position_embeddings
+        if self.tokens is None:
+            return "unknown: config.json has no max_position_embeddings and no --context given"
+        if not self.documented:
+            return (
+                f"{self.tokens} tokens from config.json max_position_embeddings (no --context: "
+                "a runtime default; the model card may document more)"
+            )
+        if mpe is None or mpe == self.tokens:
+            return f"{self.tokens} tokens documented on the model card (--context)"
+        if mpe < self.tokens:
+            return (
+                f"{self.tokens} tokens documented on the model card (--context); config.json "
+                f"max_position_embeddings {mpe} is a runtime default below it, so serving above "
+                f"{mpe} needs VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+            )
+        return (
+            f"{self.tokens} tokens documented on the model card (--context), used instead of "
+            f"config.json max_position_embeddings {mpe}"
+        )
+
+
+def context_source(ckpt: Checkpoint | None, documented: int | None = None) -> ContextSource:
+    """The documented context when the user gave one, else `max_position_embeddings`."""
+    if documented is not None and (isinstance(documented, bool) or documented <= 0):
+        raise InputError(f"--context must be a positive number of tokens, found {documented!r}")
+    mpe = ckpt.max_position_embeddings if ckpt is not None else None
+    if documented is not None:
+        return ContextSource(documented, True, mpe)
+    return ContextSource(mpe, False, mpe)
+
+
 def load_checkpoint(
     directory: str | Path | None = None,
     config_path: str | Path | None = None,
     quant_config_path: str | Path | None = None,
+    *,
+    documented_context: int | None = None,
 ) -> Checkpoint:
-    """Load from a checkpoint directory, or from explicit file paths (which win)."""
+    """Load from a checkpoint directory, or from explicit file paths (which win).
+
+    `documented_context` is the model card's context length (`--context N`), if known.
+    """
     directory = Path(directory) if directory is not None else None
     if directory is not None and not directory.is_dir():
         raise InputError("checkpoint directory not found", directory)
@@ -143,4 +208,5 @@ def load_checkpoint(
         config_path=config_path,
         quant_config_path=Path(quant_config_path) if quant_config_path else None,
         safetensors_index=index,
+        documented_context=documented_context,
     )

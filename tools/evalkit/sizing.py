@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from evalkit.checkpoint import MOE_KEYS, Checkpoint
+from evalkit.checkpoint import MOE_KEYS, Checkpoint, ContextSource
 from evalkit.errors import InputError
+from evalkit.mrcr.variants import ANSWER_ROOM_TOKENS, choose_variant
 
 GIB = 1024**3
 
@@ -316,6 +317,11 @@ class SizePlan:
     execution: dict = field(default_factory=dict)
     deployment_env_vars: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # The model's context: tokens, source, max_position_embeddings, explanation.
+    context: dict = field(default_factory=dict)
+    # The MRCR variant the context allows (evalkit.mrcr.variants.choose_variant), if any.
+    mrcr_variant: dict | None = None
+    notes: list[str] = field(default_factory=list)  # said, but not a problem
 
 
 def _tp_candidates(gpus_per_node: int, heads: int) -> list[int]:
@@ -418,14 +424,10 @@ def plan(ckpt: Checkpoint, req: SizeRequest) -> SizePlan:
         flags.append("--trust-remote-code")
     flags.append("--gpu-memory-utilization ${deployment.gpu_memory_utilization}")
 
-    env = {}
-    trained = ckpt.max_position_embeddings
-    if trained is not None and req.max_model_len > trained:
-        env["VLLM_ALLOW_LONG_MAX_MODEL_LEN"] = "lit:1"
-        warnings.append(
-            f"--max-model-len {req.max_model_len} exceeds max_position_embeddings {trained}: "
-            "vLLM refuses it without VLLM_ALLOW_LONG_MAX_MODEL_LEN"
-        )
+    context = ckpt.context
+    env, notes = {}, []
+    warnings += _long_context_warnings(req.max_model_len, context, env, notes)
+    choice = choose_variant(context.tokens, context.max_position_embeddings)
 
     return SizePlan(
         family=layout.family,
@@ -453,4 +455,56 @@ def plan(ckpt: Checkpoint, req: SizeRequest) -> SizePlan:
         },
         deployment_env_vars=env,
         warnings=warnings,
+        context={
+            "tokens": context.tokens,
+            "source": context.source,
+            "max_position_embeddings": context.max_position_embeddings,
+            "explanation": context.explanation,
+        },
+        mrcr_variant=None
+        if choice is None
+        else {
+            "config": choice.variant.config_path,
+            "max_model_len": choice.max_model_len,
+            "needs_long_override": choice.needs_long_override,
+            "reason": choice.reason,
+        },
+        notes=notes,
     )
+
+
+def _long_context_warnings(
+    length: int, context: ContextSource, env: dict, notes: list[str]
+) -> list[str]:
+    """Serving above max_position_embeddings: the override, and whether the card vouches.
+
+    vLLM refuses a --max-model-len above config.json's max_position_embeddings unless
+    VLLM_ALLOW_LONG_MAX_MODEL_LEN=1; whether that length is sound is the model card's word.
+    A documented context covers a length up to the golden's answer room above it (the 1M
+    MRCR envelope serves 1,100,000 on a 1,048,576-token card).
+    """
+    mpe = context.max_position_embeddings
+    if mpe is None or length <= mpe:
+        if context.documented and length > context.tokens + ANSWER_ROOM_TOKENS:
+            return [
+                f"--max-model-len {length} is beyond the documented context {context.tokens} "
+                f"plus {ANSWER_ROOM_TOKENS} tokens of answer room"
+            ]
+        return []
+    env["VLLM_ALLOW_LONG_MAX_MODEL_LEN"] = "lit:1"
+    needs = (
+        f"--max-model-len {length} exceeds config.json max_position_embeddings {mpe}: vLLM "
+        "refuses it without VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+    )
+    if not context.documented:
+        return [
+            f"{needs}; max_position_embeddings is a runtime default, so confirm the context "
+            "the model card documents and pass it as --context N"
+        ]
+    if length <= context.tokens + ANSWER_ROOM_TOKENS:
+        notes.append(f"{needs} (set above); the model card documents {context.tokens}")
+        return []
+    return [
+        f"{needs}, and it is beyond the documented context {context.tokens} plus "
+        f"{ANSWER_ROOM_TOKENS} tokens of answer room"
+    ]

@@ -13,13 +13,15 @@ launcher's bundled defaults (e.g. slurm/default's gres and mount_home) and appli
 same -o overrides you launch with. Rule reference: references/rules.md.
 
 --template reports `???` blanks as info (for shipped templates). --checkpoint adds the
-checks that need the model's config.json / hf_quant_config.json. --pair compares a
-baseline and a candidate config. --with-launcher also runs the real `nel run --dry-run`
-and checks the scripts it renders.
+checks that need the model's config.json / hf_quant_config.json; --context N gives the
+context the model card documents (else config.json's max_position_embeddings is used).
+--pair compares a baseline and a candidate config. --with-launcher also runs the real
+`nel run --dry-run` and checks the scripts it renders.
 """
 EXAMPLES = """\
   evalkit preflight recipes/examples/gym/example_mrcr.yaml --template
   evalkit preflight mrcr.yaml -o execution.account=my-team --checkpoint /models/nvfp4
+  evalkit preflight mrcr.yaml --checkpoint /models/nano-nvfp4 --context 1048576
   evalkit preflight --pair mrcr_bf16.yaml mrcr_nvfp4.yaml
   evalkit preflight mrcr.yaml --with-launcher --nel scripts/nel-gym.sh
   evalkit preflight mrcr.yaml --format sarif > preflight.sarif
@@ -45,6 +47,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--checkpoint",
         metavar="DIR",
         help="checkpoint dir with config.json (and hf_quant_config.json)",
+    )
+    parser.add_argument(
+        "--context",
+        type=int,
+        metavar="N",
+        help="with --checkpoint: the context length (tokens) the model card documents; "
+        "default: config.json max_position_embeddings",
     )
     parser.add_argument(
         "--pair",
@@ -84,11 +93,13 @@ def run(args: argparse.Namespace) -> int:
     if args.nel and not args.with_launcher:
         raise UsageError("--nel only applies with --with-launcher")
 
+    if args.context is not None and (not args.checkpoint or args.context <= 0):
+        raise UsageError("--context N needs --checkpoint DIR and a positive N")
     checkpoint = None
     if args.checkpoint:
         from evalkit.checkpoint import load_checkpoint
 
-        checkpoint = load_checkpoint(args.checkpoint)
+        checkpoint = load_checkpoint(args.checkpoint, documented_context=args.context)
     from evalkit.config.interpolation import launch_environment
 
     options = Options(

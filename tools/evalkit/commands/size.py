@@ -14,6 +14,12 @@ smallest power-of-two tensor parallelism that holds the weights plus one sequenc
 --max-model-len tokens, the data parallelism that fills the node, and
 --max-num-seqs = ceil(parallelism / (num_instances x DP)). Exit 1 when one sequence does
 not fit at any TP within a node.
+
+--context N is the context length the model card documents. config.json's
+max_position_embeddings is a runtime default that a card may exceed (Nemotron 3 Nano:
+262144 in config.json, 1M on the card); without --context it is the floor used. The
+output names the context used and its source, the MRCR variant it allows, and whether
+--max-model-len needs VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.
 """
 EXAMPLES = """\
   evalkit size --checkpoint /models/Nano-NVFP4 --gpu-mem-gib 180 --gpus-per-node 4 \\
@@ -23,6 +29,8 @@ EXAMPLES = """\
   evalkit size --model-config config.json --gpu-mem-gib 180 --gpus-per-node 4 \\
       --max-model-len 1100000 --parallelism 256 --num-instances 4 \\
       --tensor-parallel-size 2 --format json
+  evalkit size --checkpoint /models/Nano-NVFP4 --context 1048576 --gpu-mem-gib 141 \\
+      --gpus-per-node 8 --max-model-len 1100000 --parallelism 256
 """
 FORMATS = ("text", "json")
 
@@ -55,6 +63,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="checkpoint directory: config.json, hf_quant_config.json and "
         "model.safetensors.index.json (exact weight size) are read from it",
+    )
+    src.add_argument(
+        "--context",
+        type=_positive_int,
+        metavar="N",
+        help="context length (tokens) documented on the model card; default: config.json "
+        "max_position_embeddings",
     )
     hw = parser.add_argument_group("hardware and load")
     hw.add_argument("--gpu-mem-gib", type=_positive_float, required=True, metavar="G")
@@ -112,6 +127,7 @@ def _gib(value: float) -> str:
 def _text(plan, req) -> str:
     lines = [
         f"model family          {plan.family}{' (MoE)' if plan.is_moe else ''}",
+        f"context               {plan.context['explanation']}",
         f"KV bytes per token    {plan.kv_bytes_per_token:,.0f} (whole model, "
         f"{plan.kv_cache_dtype}); {plan.kv_bytes_per_token_per_gpu:,.0f} per GPU at TP "
         f"{plan.tensor_parallel_size}",
@@ -143,6 +159,14 @@ def _text(plan, req) -> str:
     if plan.deployment_env_vars:
         lines.append("deployment.env_vars:")
         lines += [f"  {k}: {v}" for k, v in plan.deployment_env_vars.items()]
+    variant = plan.mrcr_variant
+    lines.append(
+        "MRCR variant:         none fits this context"
+        if variant is None
+        else f"MRCR variant:         {variant['config']} at --max-model-len "
+        f"{variant['max_model_len']} ({variant['reason']})"
+    )
+    lines += [f"note: {n}" for n in plan.notes]
     if plan.warnings:
         lines.append("")
         lines += [f"warning: {w}" for w in plan.warnings]
@@ -158,7 +182,9 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.model_config and not args.checkpoint:
         raise UsageError("give --model-config FILE or --checkpoint DIR")
-    ckpt = load_checkpoint(args.checkpoint, args.model_config, args.quant_config)
+    ckpt = load_checkpoint(
+        args.checkpoint, args.model_config, args.quant_config, documented_context=args.context
+    )
     req = SizeRequest(
         gpu_mem_gib=args.gpu_mem_gib,
         gpus_per_node=args.gpus_per_node,

@@ -101,3 +101,78 @@ def variant_for_config_path(path: str) -> Variant | None:
     """Map `benchmarks/mrcr/<file>` (or the bare file name) to its Variant."""
     name = path.rstrip("/").rsplit("/", 1)[-1]
     return VARIANTS.get(name)
+
+
+# --- Choosing a variant for a checkpoint --------------------------------------------------
+# One rule, shared by preflight (NEL603), `evalkit size` and `evalkit init`: take the largest
+# N3 variant whose cap is within the model's context (the documented one when known, see
+# evalkit.checkpoint.context_source). The uncapped `config.yaml` is never chosen by default:
+# it is run only on request, for comparison with o200k-based tables.
+
+CHOOSABLE = ("config_n3_1m.yaml", "config_n3_128k.yaml")  # largest first
+
+
+@dataclass(frozen=True)
+class VariantChoice:
+    """A variant and how to serve it on a checkpoint."""
+
+    variant: Variant
+    max_model_len: int
+    needs_long_override: bool  # VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: above max_position_embeddings
+    reason: str
+
+
+def fits(variant: Variant, context: int) -> bool:
+    """True when every prompt the variant keeps is within `context` tokens."""
+    return variant.cap_tokens is not None and variant.cap_tokens <= context
+
+
+def largest_fitting(context: int | None) -> Variant | None:
+    if context is None:
+        return None
+    return next((VARIANTS[name] for name in CHOOSABLE if fits(VARIANTS[name], context)), None)
+
+
+def serving_length(variant: Variant, max_position_embeddings: int | None) -> int | None:
+    """The --max-model-len a variant is served at (the golden envelope and its 128k analogue).
+
+    1M: 1,100,000, the golden value. 128k: the model's own max_position_embeddings, as it
+    ships, but never less than the cap plus the golden's answer room (182,496).
+    """
+    if variant.cap_tokens is None:
+        return None
+    if variant.config == "config_n3_1m.yaml":
+        return GOLDEN_MAX_MODEL_LEN_1M
+    floor = variant.min_max_model_len()
+    return max(max_position_embeddings or 0, floor)
+
+
+def choose_variant(
+    documented_context: int | None, max_position_embeddings: int | None = None
+) -> VariantChoice | None:
+    """The largest variant within the context, served as the golden envelope serves it.
+
+    `documented_context` is the model card's context when known, else pass
+    max_position_embeddings for both (context_source(...).tokens does this). None when no
+    variant fits or nothing is known.
+    """
+    context = documented_context if documented_context is not None else max_position_embeddings
+    variant = largest_fitting(context)
+    if variant is None:
+        return None
+    length = serving_length(variant, max_position_embeddings)
+    override = max_position_embeddings is None or length > max_position_embeddings
+    reason = (
+        f"the largest variant whose cap {variant.cap_tokens} is within the {context}-token context"
+    )
+    if override:
+        above = (
+            f"max_position_embeddings {max_position_embeddings}"
+            if max_position_embeddings is not None
+            else "an unknown max_position_embeddings"
+        )
+        reason += (
+            f"; --max-model-len {length} is above {above}, so vLLM needs "
+            "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+        )
+    return VariantChoice(variant, length, override, reason)

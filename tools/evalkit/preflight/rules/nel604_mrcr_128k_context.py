@@ -1,16 +1,16 @@
-"""The MRCR 128k variant is not served at the checkpoint's trained context.
+"""The MRCR 128k variant is not served at the checkpoint's own context length.
 
 ## What it does
 With `--checkpoint DIR` and `config_n3_128k.yaml`, expects `--max-model-len` equal to
-the trained context (`max_position_embeddings`) with no `VLLM_ALLOW_LONG_MAX_MODEL_LEN`,
+`config.json`'s `max_position_embeddings` with no `VLLM_ALLOW_LONG_MAX_MODEL_LEN`,
 as long as that context leaves answer room above the 131,072-token cap (at least
-182,496 = 131,072 + 51,424, the golden's margin). A checkpoint trained for less than that
+182,496 = 131,072 + 51,424, the golden's margin). A checkpoint configured for less than that
 is served at 182,496 with the override instead, so the longest prompts still get answered.
 
 ## Why is this bad
 The 128k variant is meant to be served as the model ships: stretching the context with
 the override changes the serving setup between models that need no stretch, and a
-length below the trained context drops prompts near the cap (they come back empty and
+length below it drops prompts near the cap (they come back empty and
 score 0, with no error anywhere).
 
 ## Example
@@ -21,11 +21,11 @@ command: vllm serve /checkpoint --max-model-len 1100000
 
 ## Use instead
 `--max-model-len <max_position_embeddings>` and no long-length override (or, for a
-checkpoint trained for less than 182,496 tokens, `--max-model-len 182496` with
+checkpoint configured for less than 182,496 tokens, `--max-model-len 182496` with
 `VLLM_ALLOW_LONG_MAX_MODEL_LEN: lit:1`).
 """
 
-from evalkit.mrcr.variants import VARIANTS
+from evalkit.mrcr.variants import VARIANTS, serving_length
 from evalkit.preflight.registry import Hit, rule
 from evalkit.preflight.rules.nel302_long_context_override import long_override_set
 
@@ -41,15 +41,14 @@ def check(ctx):
         return
     if trained is None:
         return
-    floor = VARIANT_128K.min_max_model_len()
-    stretched = trained < floor
-    wanted = floor if stretched else trained
+    wanted = serving_length(VARIANT_128K, trained)  # the same rule as choose_variant
+    stretched = wanted > trained
     length = ctx.cfg.flags.integer("max_model_len")
     if length is not None and length != wanted:
         why = (
-            f"the trained context {trained} leaves no answer room above the 131072 cap"
+            f"max_position_embeddings {trained} leaves no answer room above the 131072 cap"
             if stretched
-            else f"the trained context is {trained}"
+            else f"config.json max_position_embeddings is {trained}"
         )
         yield Hit(
             ("deployment", "command"),

