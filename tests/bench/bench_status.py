@@ -69,7 +69,9 @@ def child(size_mb: int, append: int, repeat: int, prompt_chars: int) -> dict:
         with rollouts.open("wb") as out:
             for i in range(lines):
                 out.write(rollout_line(i, prompt_chars))
-        rollouts.read_bytes()  # page cache warm, as for a file being written
+        with rollouts.open("rb") as warm:  # page cache warm, as for a file being written
+            while warm.read(1 << 20):
+                pass
         monitor = RunMonitor(task, expected_override=lines + append * (repeat + 1))
         t0 = time.perf_counter()
         (first,) = monitor.refresh(time.time())

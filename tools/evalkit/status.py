@@ -83,6 +83,7 @@ class TaskStatus:
     will_finish: bool | None
     warnings: list[EarlyWarning] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    path: str = ""  # the task directory, for the commands we suggest
 
     @property
     def stop(self) -> bool:
@@ -411,6 +412,8 @@ class TaskMonitor:
                 warnings.append(_walltime_warning(eta, left, self.task))
         if state == STOPPED:
             warnings.append(_stopped_warning(self.task, out_of_time))
+        if state == FINISHED:  # nothing left to let run
+            warnings = [_after_the_end(w) for w in warnings]
         if state in (STARTING, RUNNING) and self.rollouts.partial_bytes:
             notes.append("a rollout is being written (partial last line)")
 
@@ -431,6 +434,7 @@ class TaskMonitor:
             will_finish=will_finish,
             warnings=warnings,
             notes=notes,
+            path=str(self.task.task_dir),
         )
 
     def _output_limit(self, finished: bool) -> v.Check:
@@ -492,6 +496,13 @@ def _warning(check: v.Check, task: TaskRun) -> EarlyWarning:
     return EarlyWarning(
         check.id, check.message, "let it run: read the lines quoted before quoting a score", WATCH
     )
+
+
+def _after_the_end(warning: EarlyWarning) -> EarlyWarning:
+    if warning.kind != WATCH:
+        return warning
+    action = "look at it: run `evalkit validate` and read the quoted lines before the score"
+    return EarlyWarning(warning.id, warning.message, action, WATCH)
 
 
 def _resume_advice(task: TaskRun) -> str:
@@ -595,7 +606,7 @@ def render(statuses: Sequence[TaskStatus]) -> str:
         for note in s.notes:
             lines.append(f"  note: {note}")
         if s.state == FINISHED and not s.stop:
-            lines.append(f"  next: evalkit validate {s.task} before quoting a score")
+            lines.append(f"  next: evalkit validate {s.path} before quoting a score")
     stop = any(s.stop for s in statuses)
     lines.append("status: stop and fix" if stop else "status: ok")
     return "\n".join(lines) + "\n"
