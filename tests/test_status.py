@@ -89,7 +89,7 @@ def test_healthy_canary_in_progress_figures(tmp_path, run_cli):
     code, out, _ = run_cli("status", task)
     assert code == 0
     assert "nemo_gym.0 (mrcr): running  [" in out
-    assert "25/40 (62%)" in out and re.search(r"ETA (6m00s|5m5\ds)", out)
+    assert "25/40 (62%)" in out and re.search(r"ETA 6m0\ds", out)  # 25 in 600-602 s
     assert out.rstrip().endswith("status: ok")
 
 
