@@ -208,6 +208,7 @@ def test_healthy_canary_is_valid_in_text_and_json(tmp_path, run_cli):
         "pre-cmd",
         "preemption",
         "log-errors",
+        "http-retries",
     }
     assert all(c["status"] == "pass" for c in checks.values()), checks
     assert "20 of 20" in checks["rollout-count"]["message"]
@@ -216,7 +217,7 @@ def test_healthy_canary_is_valid_in_text_and_json(tmp_path, run_cli):
     lines = out.strip().splitlines()
     assert code == 0 and err == ""
     assert lines[-1] == "verdict: valid"
-    assert sum(1 for line in lines if re.match(r"\s+\[(ok|warn|FAIL)\]", line)) == 10
+    assert sum(1 for line in lines if re.match(r"\s+\[(ok|warn|FAIL)\]", line)) == 11
 
 
 @pytest.mark.parametrize("where", ["invocation", "artifacts"])

@@ -27,6 +27,7 @@ COMMANDS = {
     "size": "evalkit.commands.size",
     "score": "evalkit.commands.score",
     "regrade": "evalkit.commands.regrade",
+    "status": "evalkit.commands.status",
     "validate": "evalkit.commands.validate",
     "compare": "evalkit.commands.compare",
     "check-skill": "evalkit.commands.check_skill",

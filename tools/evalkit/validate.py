@@ -48,6 +48,7 @@ CHECK_IDS = (
     "pre-cmd",
     "preemption",
     "log-errors",
+    "http-retries",
     "results-file",
     "score",
 )
@@ -200,6 +201,7 @@ class LogScan:
     pre_cmd: list[tuple[int, str]] = field(default_factory=list)
     preemption: list[tuple[int, str]] = field(default_factory=list)
     errors: list[tuple[int, str]] = field(default_factory=list)
+    retries: list[tuple[int, str]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
 
     def add(self, bucket: str, line_no: int, text: str) -> None:
@@ -220,13 +222,21 @@ PREEMPTION_PATTERN = re.compile(r"Preempted|PreemptionMode\.RECOMPUTE")
 ERROR_PATTERN = re.compile(
     r"Traceback \(most recent call last\)|\bOOM\b|OutOfMemoryError|out of memory|\bKilled\b"
 )
+# NeMo Gym's client retries (nemo_gym/server_utils.py at the MRCR pin): `[request_retry
+# ... retry=N ...]`, "Hit an exception while making a request (try N)", and a server's
+# "Caught an exception printed above in ..." that answers HTTP 500.
+RETRY_PATTERN = re.compile(
+    r"\[request_retry |Hit an exception while making a request|ClientResponseError"
+    r"|Caught an (?:unknown )?exception printed above"
+)
 SHA_PATTERN = re.compile(r"\b[0-9a-f]{7,40}\b")
 
 
-def scan_log(name: str, lines: Iterable[str]) -> LogScan:
+def scan_log(name: str, lines: Iterable[str], first_line: int = 1) -> LogScan:
+    """`first_line`: the number of the first line given (a scan of appended lines)."""
     scan = LogScan(name)
     after_banner = False
-    for line_no, line in enumerate(lines, start=1):
+    for line_no, line in enumerate(lines, start=first_line):
         if after_banner and line.strip():
             scan.commits.append((line_no, line.strip()[:200]))
             after_banner = False
@@ -239,6 +249,8 @@ def scan_log(name: str, lines: Iterable[str]) -> LogScan:
             scan.add("preemption", line_no, line)
         if ERROR_PATTERN.search(line):
             scan.add("errors", line_no, line)
+        if RETRY_PATTERN.search(line):
+            scan.add("retries", line_no, line)
     if after_banner:  # banner on the last line: nothing printed after it
         scan.commits.append((0, ""))
     return scan
@@ -325,6 +337,19 @@ def check_log_errors(logs: Sequence[LogScan]) -> Check:
     if not logs:
         return warned("log-errors", "no logs/ directory to scan")
     return passed("log-errors", f"no Traceback, OOM or Killed in {len(logs)} log file(s)")
+
+
+def check_http_retries(client_logs: Sequence[LogScan]) -> Check:
+    total, shown = _quote(client_logs, "retries")
+    if total:
+        return warned(
+            "http-retries",
+            f"{total} request retry / HTTP error line(s) in the client log (Gym retries "
+            f"them; many mean the model server is overloaded or restarting): {shown}",
+        )
+    if not client_logs:
+        return passed("http-retries", "no client log to scan")
+    return passed("http-retries", "no request retries or HTTP errors in the client log")
 
 
 # ----------------------------------------------------------------------- grading signals
@@ -578,6 +603,7 @@ def _mrcr_checks(
     checks.append(check_pre_cmd(client))
     checks.append(check_preemption(server))
     checks.append(check_log_errors(client + server))
+    checks.append(check_http_retries(client))
     order = {cid: i for i, cid in enumerate(CHECK_IDS)}
     return sorted(checks, key=lambda c: order.get(c.id, len(order)))
 

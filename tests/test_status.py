@@ -1,0 +1,414 @@
+"""`evalkit status`: runs caught while they are written, every state, figure and warning.
+
+Runs come from tests/helpers/rungen.py: `write_running_mrcr_run` cuts a synthetic nel
+0.2.6 MRCR run short (first N rollouts, optionally half a line more, no aggregate yet)
+and writes the job-time files the launcher's run.sub writes. Log lines that trigger a
+warning name their source where they copy one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from evalkit import status as st
+from evalkit.mrcr.variants import GYM_PIN
+from evalkit.runs.layout import resolve_task_runs
+from evalkit.runs.tail import Tail
+from helpers.rungen import CANARY, write_mrcr_run, write_running_mrcr_run
+
+REPO = Path(__file__).resolve().parent.parent
+HEALTHY = {"n_items": 60, "limit": 40, "prompt_chars": 300, "answer_chars": (200, 600)}
+
+
+def running(tmp_path, done, **kwargs):
+    now = kwargs.pop("now", time.time())
+    options = {**HEALTHY, **kwargs}
+    return write_running_mrcr_run(tmp_path, done=done, now=now, **options)
+
+
+def status_json(run_cli, path, *extra):
+    code, out, err = run_cli("status", path, "--format", "json", *extra)
+    assert err == ""
+    doc = json.loads(out)
+    return code, doc["tasks"][0]
+
+
+def warning_ids(task):
+    return {w["id"] for w in task["warnings"]}
+
+
+def tree_digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        st_ = path.stat()
+        h.update(f"{path}:{st_.st_size}:{st_.st_mtime_ns}".encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------------------ states
+
+
+def test_no_logs_and_no_rollouts_is_starting(tmp_path, run_cli):
+    task, _ = running(tmp_path, 0, logs=False)
+    code, doc = status_json(run_cli, task)
+    assert (code, doc["state"], doc["done"], doc["expected"]) == (0, "starting", 0, 40)
+    assert doc["warnings"] == []
+    assert doc["eta_seconds"] is None
+
+
+def test_server_up_before_the_first_rollout_is_starting(tmp_path, run_cli):
+    task, _ = running(tmp_path, 0)
+    code, doc = status_json(run_cli, task)
+    assert (code, doc["state"]) == (0, "starting")
+    assert doc["warnings"] == []  # the banner shows the pinned commit already
+
+
+def test_healthy_canary_in_progress_figures(tmp_path, run_cli):
+    task, _ = running(tmp_path, 25, started_ago=600.0)
+    code, doc = status_json(run_cli, task)
+    assert (code, doc["state"], doc["done"], doc["expected"]) == (0, "running", 25, 40)
+    assert doc["expected_source"] == "canary ++limit=40"
+    assert doc["warnings"] == []
+    # 25 rollouts in the 600 s since .job_start_time: 150 an hour, 15 to go -> 360 s.
+    assert doc["rate_per_hour"] == pytest.approx(150.0, rel=0.01)
+    assert doc["eta_seconds"] == pytest.approx(360.0, rel=0.01)
+    assert doc["walltime_seconds"] == 4 * 3600
+    assert doc["walltime_left_seconds"] == pytest.approx(4 * 3600 - 600, abs=5)
+    assert doc["will_finish"] is True
+    assert ".job_start_time" in doc["job_start_source"]
+    code, out, _ = run_cli("status", task)
+    assert code == 0
+    assert "nemo_gym.0 (mrcr): running  [" in out
+    assert "25/40 (62%)" in out and re.search(r"ETA 6m0\ds", out)  # 25 in 600-602 s
+    assert out.rstrip().endswith("status: ok")
+
+
+def test_partial_last_line_is_a_write_in_progress(tmp_path, run_cli):
+    task, _ = running(tmp_path, 10, partial=True)
+    code, doc = status_json(run_cli, task)
+    assert (code, doc["state"], doc["done"]) == (0, "running", 10)
+    assert any("partial last line" in n for n in doc["notes"])
+
+
+def test_finished_run_is_finished_and_clean(tmp_path, run_cli):
+    task = write_mrcr_run(tmp_path, **HEALTHY)
+    code, doc = status_json(run_cli, task)
+    assert (code, doc["state"], doc["done"], doc["expected"]) == (0, "finished", 40, 40)
+    assert doc["eta_seconds"] == 0 and doc["warnings"] == []
+
+
+def test_bundled_canary_shows_the_warning_validate_gives(run_cli):
+    """The shipped ++limit=20 canary: 2 of its 20 responses hit the output limit, which
+    validate warns about too; the canary gate would hold the full run for a look."""
+    run = REPO / "tests/data/runs/mrcr-canary"
+    code, doc = status_json(run_cli, run)
+    assert (code, doc["state"], doc["done"], doc["expected"]) == (0, "finished", 20, 20)
+    assert CANARY["limit"] == 20
+    (capped,) = doc["warnings"]
+    _, out, _ = run_cli("validate", run, "--format", "json")
+    (theirs,) = [c for c in json.loads(out)["checks"] if c["id"] == "output-limit"]
+    assert (capped["id"], capped["message"]) == ("output-limit", theirs["message"])
+    assert "evalkit validate" in capped["action"]
+
+
+def test_walltime_over_without_error_is_stopped_unfinished(tmp_path, run_cli):
+    task, _ = running(tmp_path, 12, walltime="00:05:00", started_ago=600.0)
+    code, doc = status_json(run_cli, task)
+    assert (code, doc["state"]) == (0, "stopped_unfinished")
+    assert doc["walltime_left_seconds"] == 0
+    (stopped,) = doc["warnings"]
+    inv = task.parent.name.split("-")[-1]
+    assert stopped["id"] == "stopped" and "TIMEOUT is a resume event" in stopped["action"]
+    assert f"nel resume {inv}" in stopped["action"]
+
+
+def test_stale_files_with_a_traceback_is_failed(tmp_path, run_cli):
+    now = time.time()
+    task, _ = running(
+        tmp_path,
+        12,
+        now=now - 3600,
+        walltime="10:00:00",
+        client_log_extra="Traceback (most recent call last):\nRuntimeError: boom\n",
+    )
+    code, doc = status_json(run_cli, task, "--stale-after", "600")
+    assert (code, doc["state"]) == (1, "failed")
+    assert "log-errors" in warning_ids(doc)
+
+
+# ----------------------------------------------------------------------------- warnings
+
+
+def test_reasoning_leak_in_the_first_rollouts_says_stop(tmp_path, run_cli):
+    task, _ = running(tmp_path, 25, leak_fraction=0.8)
+    code, doc = status_json(run_cli, task)
+    assert code == 1
+    (leak,) = [w for w in doc["warnings"] if w["id"] == "prefix-gate"]
+    assert "< 0.25" in leak["message"] and "reasoning" in leak["message"]
+    inv = task.parent.name.split("-")[-1]
+    assert leak["action"].startswith("stop:") and f"nel kill {inv}" in leak["action"]
+    _, out, _ = run_cli("status", task)
+    assert "[STOP] prefix-gate" in out and out.rstrip().endswith("status: stop and fix")
+
+
+def test_share_checks_wait_for_twenty_rollouts(tmp_path, run_cli):
+    task, _ = running(tmp_path, 8, leak_fraction=0.8)
+    code, doc = status_json(run_cli, task)
+    assert code == 0 and "prefix-gate" not in warning_ids(doc)
+    assert any("wait for 20 rollouts (8 so far)" in n for n in doc["notes"])
+
+
+def test_capped_output_share_says_stop(tmp_path, run_cli):
+    task, _ = running(tmp_path, 30, length_fraction=0.5)
+    code, doc = status_json(run_cli, task)
+    assert code == 1 and "output-limit" in warning_ids(doc)
+
+
+def test_wrong_gym_pin_in_the_client_log_says_stop(tmp_path, run_cli):
+    task, _ = running(tmp_path, 3, logged_commit="0123abc")
+    code, doc = status_json(run_cli, task)
+    assert code == 1
+    (pin,) = [w for w in doc["warnings"] if w["id"] == "gym-pin"]
+    assert GYM_PIN in pin["message"] and pin["action"].startswith("stop:")
+
+
+def test_pre_cmd_failure_says_stop(tmp_path, run_cli):
+    extra = "ModuleNotFoundError: No module named 'tiktoken'\n"
+    task, _ = running(tmp_path, 0, client_log_extra=extra)
+    code, doc = status_json(run_cli, task)
+    assert code == 1 and "pre-cmd" in warning_ids(doc)
+
+
+def test_preemption_and_http_retries_say_let_it_run(tmp_path, run_cli):
+    # vLLM V0 scheduler wording (vllm/core/scheduler.py, 0.6.x), which validate accepts.
+    server = (
+        "WARNING 11-30 10:40:01 scheduler.py:1089 Sequence group 17 is preempted by "
+        "PreemptionMode.RECOMPUTE mode because there is not enough KV cache space.\n"
+    )
+    # NeMo Gym at the MRCR pin, nemo_gym/server_utils.py `request()`.
+    client = (
+        "[request_retry url=http://127.0.0.1:8000/v1/responses error=ServerDisconnectedError"
+        " retry=3 elapsed_s=1.5] Hit 1000 global `ServerDisconnectedError` while querying\n"
+    )
+    task, _ = running(tmp_path, 25, server_log_extra=server, client_log_extra=client)
+    code, doc = status_json(run_cli, task)
+    assert code == 0
+    assert warning_ids(doc) == {"preemption", "http-retries"}
+    assert all(w["action"].startswith("let it run") for w in doc["warnings"])
+
+
+def test_walltime_that_will_not_suffice_names_the_resume(tmp_path, run_cli):
+    # The full 1M variant (2363 rollouts) at 150 an hour needs about 15.6 h.
+    task, _ = running(tmp_path, 25, limit=None, walltime="01:00:00", started_ago=600.0)
+    code, doc = status_json(run_cli, task)
+    assert (code, doc["state"], doc["expected"]) == (0, "running", 2363)
+    assert doc["will_finish"] is False
+    assert doc["eta_seconds"] == pytest.approx((2363 - 25) / 150 * 3600, rel=0.01)
+    (wall,) = [w for w in doc["warnings"] if w["id"] == "walltime"]
+    assert "TIMEOUT is a resume event" in wall["action"]
+    assert "afternotok" in wall["action"] and "nel resume" in wall["action"]
+
+
+def test_conflicting_duplicate_says_stop(tmp_path):
+    now = time.time()
+    task, pending = running(tmp_path, 25, now=now)
+    record = json.loads(pending[0])
+    rollouts = task / "artifacts/evaluator_rollouts.jsonl"
+    with rollouts.open("ab") as out:
+        out.write(pending[0])
+        record["reward"] = 1.0 - record["reward"]
+        out.write(json.dumps(record).encode() + b"\n")
+    (status,) = st.RunMonitor(task).refresh(now)
+    assert status.done == 26 and status.stop
+    assert "duplicates" in {w.id for w in status.warnings}
+
+
+# ------------------------------------------------------------------- incremental reading
+
+
+def test_refresh_reads_only_what_was_appended(tmp_path):
+    now = time.time()
+    task, pending = running(tmp_path, 5, now=now)
+    monitor = st.RunMonitor(task)
+    (first,) = monitor.refresh(now)
+    tail = monitor.tasks[0].rollouts
+    offset = tail.offset
+    assert (
+        first.done == 5 and offset == (task / "artifacts/evaluator_rollouts.jsonl").stat().st_size
+    )
+    rollouts = task / "artifacts/evaluator_rollouts.jsonl"
+    with rollouts.open("ab") as out:
+        out.write(pending[0] + pending[1][:10])  # one whole line, one started
+    (second,) = monitor.refresh(now + 60)
+    assert second.done == 6 and second.partial_line
+    assert tail.offset == offset + len(pending[0])
+    with rollouts.open("ab") as out:
+        out.write(pending[1][10:])
+    (third,) = monitor.refresh(now + 120)
+    assert third.done == 7 and not third.partial_line
+    # The rate now comes from the refresh history: 2 rollouts in 120 s.
+    assert third.rate_per_hour == pytest.approx(60.0)
+
+
+def test_a_cleared_rollouts_file_is_counted_afresh(tmp_path):
+    now = time.time()
+    task, pending = running(tmp_path, 10, now=now)
+    monitor = st.RunMonitor(task)
+    assert monitor.refresh(now)[0].done == 10
+    (task / "artifacts/evaluator_rollouts.jsonl").write_bytes(b"".join(pending[:3]))
+    assert monitor.refresh(now + 1)[0].done == 3
+
+
+def test_banner_split_across_refreshes_still_proves_the_pin(tmp_path):
+    now = time.time()
+    task, _ = running(tmp_path, 3, now=now)
+    client = next(task.glob("logs/client-*.log"))
+    client.write_text("Installing NeMo Gym on the fly\n=== NeMo Gym commit ===\n")
+    monitor = st.RunMonitor(task)
+    (first,) = monitor.refresh(now)
+    assert "gym-pin" not in {w.id for w in first.warnings}  # banner held back, not judged
+    with client.open("a") as out:
+        out.write(f"{GYM_PIN}\n")
+    (second,) = monitor.refresh(now + 1)
+    assert second.warnings == []
+
+
+def test_tail_hands_out_complete_lines_only(tmp_path):
+    path = tmp_path / "f.jsonl"
+    tail = Tail(path)
+    assert list(tail.lines()) == []  # not there yet
+    path.write_bytes(b"a\nb\nhalf")
+    assert list(tail.lines()) == [(1, b"a\n"), (2, b"b\n")]
+    assert tail.partial_bytes == 4
+    with path.open("ab") as out:
+        out.write(b"-done\n")
+    assert list(tail.lines()) == [(3, b"half-done\n")]
+    path.write_bytes(b"new\n")  # shrank: a rerun cleared it
+    assert list(tail.lines()) == [(1, b"new\n")] and tail.restarted
+
+
+@pytest.mark.parametrize(
+    ("line", "seconds"),
+    [
+        ("#SBATCH --time 04:00:00", 14400),
+        ("#SBATCH --time=1-02:00:00", 93600),
+        ("#SBATCH --time 90", 5400),  # minutes, as Slurm reads a bare number
+        ("#SBATCH --time 30:15", 1815),
+        ("#SBATCH --time 2-12", 216000),
+        ("#SBATCH --time soon", None),
+        ("#SBATCH --nodes 4", None),
+    ],
+)
+def test_walltime_from_run_sub(line, seconds):
+    assert st.walltime_from_run_sub(f"#!/bin/bash\n{line}\n") == seconds
+
+
+def test_generic_task_reads_nemo_evaluators_progress_file(tmp_path, run_cli):
+    task = tmp_path / "inv" / "lm-evaluation-harness.ifeval.0"
+    (task / "artifacts").mkdir(parents=True)
+    (task / "logs").mkdir()
+    (task / "logs" / "client-1.log").write_text("evaluating\n")
+    (task / "artifacts" / "progress").write_text("120")  # progress_tracking_interceptor
+    code, doc = status_json(run_cli, task, "--expected", "541")
+    assert (code, doc["benchmark"], doc["state"], doc["done"], doc["expected"]) == (
+        0,
+        "generic",
+        "running",
+        120,
+        541,
+    )
+
+
+# ------------------------------------------------------------------------ the contract
+
+
+def test_status_never_modifies_the_run(tmp_path, run_cli):
+    task, _ = running(tmp_path, 25, partial=True, leak_fraction=0.8)
+    before = tree_digest(tmp_path)
+    run_cli("status", task.parent)
+    run_cli("status", task, "--format", "json")
+    assert tree_digest(tmp_path) == before
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path, run_cli):
+    code, out, err = run_cli("status", tmp_path / "missing")
+    assert (code, out) == (2, "") and "no such file" in err and err.count("\n") == 1
+    task, _ = running(tmp_path, 5)
+    rollouts = task / "artifacts/evaluator_rollouts.jsonl"
+    lines = rollouts.read_bytes().splitlines(keepends=True)
+    lines[2] = b'{"reward": oops}\n'  # a complete line that is not JSON: not a write in progress
+    rollouts.write_bytes(b"".join(lines))
+    code, out, err = run_cli("status", task)
+    assert code == 2 and f"{rollouts}:3: malformed JSON" in err and "Traceback" not in err
+    code, _, err = run_cli("status", task, "--watch", "0")
+    assert code == 2 and "positive" in err
+
+
+def test_json_document_shape(tmp_path, run_cli):
+    task, _ = running(tmp_path, 25)
+    code, out, _ = run_cli("status", task.parent, "--format", "json")
+    doc = json.loads(out)
+    assert list(doc) == ["tasks"]
+    want = {"task", "state", "done", "expected", "eta_seconds", "walltime_left_seconds"}
+    assert want <= set(doc["tasks"][0])
+    for w in doc["tasks"][0]["warnings"]:
+        assert set(w) == {"id", "message", "action"}
+
+
+def test_watch_sees_rollouts_appended_while_it_runs(tmp_path):
+    task, pending = running(tmp_path, 5)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "evalkit.cli",
+            "status",
+            str(task),
+            "--watch",
+            "0.2",
+            "--format",
+            "json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    rollouts = task / "artifacts/evaluator_rollouts.jsonl"
+    seen: list[int] = []
+    try:
+        first = json.loads(proc.stdout.readline())["tasks"][0]
+        seen.append(first["done"])
+        with rollouts.open("ab") as out:
+            for line in pending[:20]:
+                out.write(line)
+                out.flush()
+        deadline = time.time() + 30
+        while seen[-1] < 25 and time.time() < deadline:
+            seen.append(json.loads(proc.stdout.readline())["tasks"][0]["done"])
+        # The aggregate file marks the end of the run: the watch stops by itself.
+        (task / "artifacts/evaluator_rollouts_aggregate_metrics.json").write_text("[]")
+        rest, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert seen[0] == 5 and seen[-1] == 25 and seen == sorted(seen)
+    last = json.loads(rest.strip().splitlines()[-1])["tasks"][0]
+    assert last["state"] == "finished" and proc.returncode == 0, err
+
+
+def test_resolves_every_path_form(tmp_path):
+    task, _ = running(tmp_path, 5)
+    for path in (task.parent, task, task / "artifacts"):
+        assert [t.name for t in resolve_task_runs(path)] == ["nemo_gym.0"]

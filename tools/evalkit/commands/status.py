@@ -1,0 +1,108 @@
+"""`evalkit status RUN`: a run that is still being written, at a glance."""
+
+from __future__ import annotations
+
+import argparse
+
+SUMMARY = "a running run at a glance: progress, ETA, walltime left and early warnings"
+DESCRIPTION = """\
+Read a nel 0.2.6 run while it is written (an invocation directory, a task directory such
+as nemo_gym.0, or its artifacts/ directory, on the shared file system or synced from it)
+and show per task:
+
+  state     starting (no rollouts yet), running, finished, failed, or stopped_unfinished
+            (walltime over or nothing written for --stale-after seconds; resume it)
+  progress  rollouts done of expected (the expectation validate uses, a canary's
+            ++limit included), the recent rate and the ETA
+  walltime  time left from run.sub's #SBATCH --time and the job's start
+            (.job_start_time, written by run.sub), and whether the run finishes inside it
+
+Early warnings run validate's own checks on what is written so far: gym-pin, pre-cmd,
+prefix-gate and output-limit (after 20 rollouts), duplicates, preemption, log-errors,
+http-retries. Each says what to do: stop (kill and fix), let it run, or resume.
+A partial last line is a write in progress, never an error; nothing is modified.
+
+--watch N refreshes every N seconds until every task has ended, reading only what was
+appended since the previous refresh. Exit 1 when a warning says to stop or a task
+failed, else 0.
+"""
+EXAMPLES = """\
+  evalkit status runs/20261130_101500-0123456789abcdef
+  evalkit status runs/20261130_101500-0123456789abcdef/nemo_gym.0 --watch 60
+  evalkit status runs/canary/nemo_gym.0 --format json
+"""
+FORMATS = ("text", "json")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", metavar="RUN", help="invocation, task or artifacts directory")
+    parser.add_argument(
+        "--watch",
+        type=_seconds,
+        metavar="SECONDS",
+        help="refresh every SECONDS until every task has ended (json: one document a line)",
+    )
+    parser.add_argument(
+        "--expected",
+        type=_positive_int,
+        metavar="N",
+        help="expected number of rollouts (overrides the variant and ++limit counts)",
+    )
+    parser.add_argument(
+        "--stale-after",
+        type=_seconds,
+        default=1200.0,
+        metavar="SECONDS",
+        help="a task whose files have not changed for this long has stopped (default 1200)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+    import time
+
+    from evalkit.report import write_json
+    from evalkit.status import RunMonitor, document, ended, exit_code, render
+
+    monitor = RunMonitor(args.run, args.expected, args.stale_after)
+    if args.watch is None:
+        statuses = monitor.refresh(time.time())
+        if args.format == "json":
+            write_json(document(statuses))
+        else:
+            sys.stdout.write(render(statuses))
+        return exit_code(statuses)
+
+    in_place = args.format == "text" and sys.stdout.isatty()
+    while True:
+        statuses = monitor.refresh(time.time())
+        if args.format == "json":
+            sys.stdout.write(json.dumps(document(statuses), allow_nan=False) + "\n")
+        else:
+            # A terminal gets the frame redrawn in place; a pipe or file gets each frame.
+            sys.stdout.write(("\x1b[H\x1b[2J" if in_place else "\n") + render(statuses))
+        sys.stdout.flush()
+        if ended(statuses):
+            return exit_code(statuses)
+        time.sleep(args.watch)

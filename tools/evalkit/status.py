@@ -1,0 +1,612 @@
+"""A run that is still being written: its state, progress, time left and early warnings.
+
+A `TaskMonitor` follows one task directory. Each `refresh(now)` reads only what the job
+appended since the previous refresh (`evalkit.runs.tail`), adds it to running tallies,
+and hands counts and log scans to validate's own check functions, so an early warning
+here and a check there are the same code with the same thresholds. Nothing is written.
+
+Where the times come from (nel 0.2.6 `run.sub`, `executors/slurm/executor.py`):
+- the walltime is the `#SBATCH --time` line of `run.sub`;
+- the job start is the epoch second that `run.sub` writes to `.job_start_time` when each
+  job of the auto-resume chain starts (a start line, not a guess from a log's mtime,
+  which moves with every write); without that file, the mtime of `.slurm_job_id.list`,
+  which `run.sub` appends the new job id to at the same moment.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from evalkit import validate as v
+from evalkit.errors import InputError
+from evalkit.runs.layout import TaskRun, resolve_task_runs
+from evalkit.runs.rollouts import decode_line, describe_decode_error
+from evalkit.runs.settings import read_run_settings
+from evalkit.runs.tail import Tail
+
+STARTING, RUNNING, FINISHED, FAILED, STOPPED = (
+    "starting",
+    "running",
+    "finished",
+    "failed",
+    "stopped_unfinished",
+)
+ENDED = (FINISHED, FAILED, STOPPED)
+
+# What a warning asks for. Only STOP makes `evalkit status` exit 1.
+STOP, WATCH, RESUME = "stop", "watch", "resume"
+
+# Share checks wait for this many rollouts (or the whole canary if smaller): with the
+# golden run's 0.55 prefix share, 20 rollouts fall under the 0.25 bar with p < 0.002.
+MIN_SAMPLE = 20
+RATE_WINDOW = 600.0  # seconds of refresh history behind "the recent rate"
+STALE_AFTER = 1200.0  # no file in the task changed for this long: the job is not running
+
+_SBATCH_TIME = re.compile(r"^#SBATCH\s+--time[=\s]+(\S+)", re.MULTILINE)
+_INVOCATION = re.compile(r"-([0-9a-f]{8,16})$")
+
+
+@dataclass(frozen=True)
+class EarlyWarning:
+    id: str
+    message: str
+    action: str  # a sentence: what to do now
+    kind: str  # STOP | WATCH | RESUME
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "message": self.message, "action": self.action}
+
+
+@dataclass
+class TaskStatus:
+    task: str
+    benchmark: str  # mrcr | generic
+    state: str
+    done: int | None
+    expected: int | None
+    expected_source: str | None
+    partial_line: bool  # a rollout is being written right now
+    rate_per_hour: float | None
+    rate_source: str | None
+    eta_seconds: float | None
+    walltime_seconds: int | None
+    walltime_left_seconds: float | None
+    job_start_source: str | None
+    will_finish: bool | None
+    warnings: list[EarlyWarning] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    path: str = ""  # the task directory, for the commands we suggest
+
+    @property
+    def stop(self) -> bool:
+        return self.state == FAILED or any(w.kind == STOP for w in self.warnings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "benchmark": self.benchmark,
+            "state": self.state,
+            "done": self.done,
+            "expected": self.expected,
+            "expected_source": self.expected_source,
+            "rate_per_hour": self.rate_per_hour,
+            "eta_seconds": self.eta_seconds,
+            "walltime_seconds": self.walltime_seconds,
+            "walltime_left_seconds": self.walltime_left_seconds,
+            "job_start_source": self.job_start_source,
+            "will_finish": self.will_finish,
+            "warnings": [w.to_json() for w in self.warnings],
+            "notes": self.notes,
+        }
+
+
+# ------------------------------------------------------------------------ rollout tally
+
+
+@dataclass
+class RolloutTally:
+    """What validate's checks need from the rollouts, kept up to date line by line.
+
+    Same counting rules as validate: a (task, rollout) slot counts once (the first record
+    seen), a repeat with another reward or item is conflicting; the prefix share is over
+    unique records, the output-limit share over every record."""
+
+    records: int = 0
+    incomplete: int = 0
+    duplicates: int = 0
+    conflicting: int = 0
+    matched: int = 0
+    matched_of: int = 0
+    agent: str | None = None
+    _seen: dict[tuple[int, int], tuple[float | None, int]] = field(default_factory=dict)
+
+    @property
+    def unique(self) -> int:
+        return len(self._seen)
+
+    def add(self, line_no: int, raw: bytes, path: Path) -> None:
+        if not raw.strip():
+            return
+        try:
+            rec = decode_line(raw)
+            if not raw.isascii():
+                raw.decode("utf-8")
+        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError) as err:
+            raise InputError(describe_decode_error(err, raw), path, line_no) from None
+        self.records += 1
+        resp = rec.response
+        details = resp.incomplete_details if resp is not None else None
+        if details is not None and details.reason is not None:
+            self.incomplete += 1
+        if self.agent is None and rec.agent_ref is not None and rec.agent_ref.name:
+            self.agent = rec.agent_ref.name
+        task = rec._ng_task_index if rec._ng_task_index is not None else line_no - 1
+        slot = (task, rec._ng_rollout_index or 0)
+        item = hash((rec.random_string_to_prepend, rec.n_needles, rec.expected_answer))
+        if slot in self._seen:
+            self.duplicates += 1
+            if self._seen[slot] != (rec.reward, item):
+                self.conflicting += 1
+            return
+        self._seen[slot] = (rec.reward, item)
+        if rec.prefix_matched is not None:
+            self.matched_of += 1
+            self.matched += 1 if rec.prefix_matched else 0
+
+
+# --------------------------------------------------------------------------- log follow
+
+
+class LogFollower:
+    """Validate's LogScan for one growing log, one scan per batch of appended lines."""
+
+    def __init__(self, path: Path) -> None:
+        self.tail = Tail(path)
+        self.scans: list[v.LogScan] = []
+        self.banner_pending = False  # the last line read is the banner; its pin is to come
+
+    def refresh(self) -> None:
+        new = self.tail.lines()
+        if self.tail.restarted:
+            self.scans.clear()
+        lines = list(new)
+        # The pin is the line after the banner: keep a trailing banner for the next read.
+        self.banner_pending = bool(lines) and v.GYM_COMMIT_BANNER.encode() in lines[-1][1]
+        if self.banner_pending:
+            _, raw = lines.pop()
+            self.tail.offset -= len(raw)
+            self.tail.line_no -= 1
+        if lines:
+            texts = [raw.decode("utf-8", errors="replace") for _, raw in lines]
+            self.scans.append(v.scan_log(self.tail.path.name, texts, first_line=lines[0][0]))
+
+
+# ------------------------------------------------------------------------- times
+
+
+def walltime_from_run_sub(text: str) -> int | None:
+    """Seconds of run.sub's `#SBATCH --time` (Slurm: minutes, MM:SS, H:MM:SS, D-H[:M[:S]])."""
+    match = _SBATCH_TIME.search(text)
+    if not match:
+        return None
+    value = match.group(1).strip("'\"")
+    days = 0
+    if "-" in value:
+        day_part, value = value.split("-", 1)
+        if not day_part.isdigit():
+            return None
+        days = int(day_part)
+        parts = [int(p) for p in value.split(":") if p.isdigit()]
+        if len(parts) != len(value.split(":")) or not 1 <= len(parts) <= 3:
+            return None
+        h, m, s = (parts + [0, 0])[:3]
+        return days * 86400 + h * 3600 + m * 60 + s
+    parts_text = value.split(":")
+    if not all(p.isdigit() for p in parts_text) or not 1 <= len(parts_text) <= 3:
+        return None
+    parts = [int(p) for p in parts_text]
+    if len(parts) == 1:
+        return parts[0] * 60  # a bare number is minutes to Slurm
+    if len(parts) == 2:
+        return parts[0] * 60 + parts[1]
+    return parts[0] * 3600 + parts[1] * 60 + parts[2]
+
+
+def job_start(task_dir: Path) -> tuple[float | None, str | None]:
+    """(epoch seconds, where it came from) for the current job of the chain."""
+    marker = task_dir / ".job_start_time"
+    try:
+        return float(marker.read_text().strip()), ".job_start_time (written by run.sub)"
+    except (OSError, ValueError):
+        pass
+    ids = task_dir / ".slurm_job_id.list"
+    try:
+        return ids.stat().st_mtime, "mtime of .slurm_job_id.list (appended at job start)"
+    except OSError:
+        return None, None
+
+
+def jobs_in_chain(task_dir: Path) -> int:
+    try:
+        return len((task_dir / ".slurm_job_id.list").read_text().split())
+    except OSError:
+        return 0
+
+
+def invocation_id(task: TaskRun) -> str | None:
+    match = _INVOCATION.search(task.task_dir.parent.name)
+    return match.group(1) if match else None
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "n/a"
+    seconds = max(0, int(round(seconds)))
+    hours, rest = divmod(seconds, 3600)
+    if hours >= 1:
+        return f"{hours}h{rest // 60:02d}m"
+    return f"{rest // 60}m{rest % 60:02d}s"
+
+
+# ------------------------------------------------------------------------ the monitor
+
+
+class TaskMonitor:
+    def __init__(
+        self,
+        task: TaskRun,
+        expected_override: int | None = None,
+        stale_after: float = STALE_AFTER,
+    ) -> None:
+        self.task = task
+        self.expected_override = expected_override
+        self.stale_after = stale_after
+        self.rollouts = Tail(task.rollouts_path)
+        self.tally = RolloutTally()
+        self.logs: dict[Path, LogFollower] = {}
+        self.history: deque[tuple[float, int]] = deque()
+
+    # -- reading
+
+    def _log_dir(self) -> Path | None:
+        logs = self.task.task_dir / "logs"
+        return logs if logs.is_dir() else self.task.logs_dir
+
+    def _follow_logs(self) -> None:
+        logs_dir = self._log_dir()
+        for path in v.log_files(logs_dir, ""):
+            follower = self.logs.get(path)
+            if follower is None:
+                follower = self.logs[path] = LogFollower(path)
+            follower.refresh()
+
+    def _scans(self, prefix: str | None) -> list[v.LogScan]:
+        out: list[v.LogScan] = []
+        for path, follower in sorted(self.logs.items()):
+            if prefix is None or path.name.startswith(prefix):
+                out.extend(follower.scans)
+        return out
+
+    def _read_rollouts(self) -> None:
+        new = self.rollouts.lines()
+        if self.rollouts.restarted:  # the file was cleared or replaced: count afresh
+            self.tally = RolloutTally()
+        for line_no, raw in new:
+            self.tally.add(line_no, raw, self.rollouts.path)
+
+    def _last_activity(self) -> float | None:
+        times = []
+        for path in [self.task.rollouts_path, *self.logs]:
+            try:
+                times.append(path.stat().st_mtime)
+            except OSError:
+                continue
+        return max(times) if times else None
+
+    # -- the status
+
+    def refresh(self, now: float) -> TaskStatus:
+        from evalkit.mrcr.variants import AGENTS, GYM_PIN, VARIANTS
+        from evalkit.scores import is_mrcr
+
+        settings = read_run_settings(self.task)
+        mrcr = is_mrcr(self.task, settings)
+        self._follow_logs()
+        client, server = self._scans("client-"), self._scans("server-")
+        notes: list[str] = []
+        checks: list[v.Check] = []
+
+        if mrcr:
+            self._read_rollouts()
+            done: int | None = self.tally.unique
+            expectation = v._expectation(
+                self.tally.agent, settings, self.expected_override, VARIANTS, AGENTS
+            )
+            finished = self.task.aggregate_path.is_file()
+        else:
+            done = _progress_count(self.task)
+            expectation = (
+                v.Expectation(self.expected_override, "--expected")
+                if self.expected_override
+                else None
+            )
+            finished = self.task.results_path.is_file()
+        expected = expectation.count if expectation else None
+
+        # -- times
+        run_sub = self.task.task_dir / "run.sub"
+        walltime = walltime_from_run_sub(_read_text(run_sub)) if run_sub.is_file() else None
+        start, start_source = job_start(self.task.task_dir)
+        left = None if walltime is None or start is None else start + walltime - now
+        activity = self._last_activity()
+        stale = activity is not None and now - activity > self.stale_after
+        out_of_time = left is not None and left <= 0
+
+        # -- warnings from validate's checks
+        if mrcr:
+            pin = settings.gym_commit or GYM_PIN
+            pin_source = "install_on_the_fly.commit" if settings.gym_commit else "evalkit GYM_PIN"
+            pending = any(f.banner_pending for f in self.logs.values())
+            judged = done or any(s.commits for s in client) or stale or out_of_time
+            if client and judged and not pending:
+                checks.append(v.check_gym_pin(client, pin, pin_source))
+            checks.append(v.check_duplicates(self.tally.duplicates, self.tally.conflicting))
+            need = min(MIN_SAMPLE, expected) if expected else MIN_SAMPLE
+            if self.tally.records >= need or (finished and self.tally.records):
+                share = (
+                    self.tally.matched / self.tally.matched_of if self.tally.matched_of else None
+                )
+                checks.append(v.check_prefix_gate(share))
+                checks.append(self._output_limit(finished))
+            else:
+                notes.append(
+                    f"prefix-gate and output-limit wait for {need} rollouts "
+                    f"({self.tally.records} so far)"
+                )
+        if client:
+            checks.append(v.check_pre_cmd(client))
+            checks.append(v.check_http_retries(client))
+        if server:
+            checks.append(v.check_preemption(server))
+        if client or server:
+            checks.append(v.check_log_errors(self._scans(None)))
+        if finished and mrcr:
+            checks.append(v.check_rollout_count(done or 0, expectation))
+        warnings = [_warning(c, self.task) for c in checks if c.status != v.PASS]
+
+        # -- state
+        fatal = any(w.kind == STOP for w in warnings) or any(
+            c.id == "log-errors" and c.status != v.PASS for c in checks
+        )
+        if finished:
+            state = FINISHED
+        elif (stale or out_of_time) and (self.logs or done):
+            state = FAILED if fatal else STOPPED
+        elif not done:
+            state = STARTING
+        else:
+            state = RUNNING
+
+        # -- rate, ETA, walltime verdict
+        self.history.append((now, done or 0))
+        while len(self.history) > 2 and now - self.history[1][0] > RATE_WINDOW:
+            self.history.popleft()
+        rate, rate_source = self._rate(now, done, start)
+        eta = None
+        if state == FINISHED:
+            eta = 0.0
+        elif expected is not None and done is not None and rate:
+            eta = max(0, expected - done) / rate * 3600.0
+        will_finish = None
+        if state in (STARTING, RUNNING) and eta is not None and left is not None:
+            will_finish = eta <= left
+            if not will_finish:
+                warnings.append(_walltime_warning(eta, left, self.task))
+        if state == STOPPED:
+            warnings.append(_stopped_warning(self.task, out_of_time))
+        if state == FINISHED:  # nothing left to let run
+            warnings = [_after_the_end(w) for w in warnings]
+        if state in (STARTING, RUNNING) and self.rollouts.partial_bytes:
+            notes.append("a rollout is being written (partial last line)")
+
+        return TaskStatus(
+            task=self.task.name,
+            benchmark="mrcr" if mrcr else "generic",
+            state=state,
+            done=done,
+            expected=expected,
+            expected_source=expectation.source if expectation else None,
+            partial_line=bool(self.rollouts.partial_bytes),
+            rate_per_hour=rate,
+            rate_source=rate_source,
+            eta_seconds=eta,
+            walltime_seconds=walltime,
+            walltime_left_seconds=None if left is None else max(0.0, left),
+            job_start_source=start_source,
+            will_finish=will_finish,
+            warnings=warnings,
+            notes=notes,
+            path=str(self.task.task_dir),
+        )
+
+    def _output_limit(self, finished: bool) -> v.Check:
+        """As validate: the evaluator's response_stats once written, else the rollouts."""
+        if finished and self.task.metrics_path.is_file():
+            from evalkit.inputs import load_json
+
+            counted = v._length_from_metrics(load_json(self.task.metrics_path))
+            if counted is not None:
+                return v.check_output_limit(*counted, "eval_factory_metrics.json response_stats")
+        return v.check_output_limit(self.tally.incomplete, self.tally.records, "rollouts so far")
+
+    def _rate(
+        self, now: float, done: int | None, start: float | None
+    ) -> tuple[float | None, str | None]:
+        """Rollouts per hour: over the refresh window when there is one, else the average
+        since the job started (only when no earlier job of the chain wrote rollouts)."""
+        if done is None:
+            return None, None
+        then, done_then = self.history[0]
+        if now - then >= 1.0:
+            return (done - done_then) / (now - then) * 3600.0, f"last {duration(now - then)}"
+        if start is not None and now > start and jobs_in_chain(self.task.task_dir) <= 1:
+            return done / (now - start) * 3600.0, "average since the job started"
+        return None, None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise InputError(f"cannot read ({err.strerror or err})", path) from None
+
+
+def _progress_count(task: TaskRun) -> int | None:
+    """nemo-evaluator's progress file (`artifacts/progress`, one integer): samples done."""
+    path = task.artifacts_dir / "progress"
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _nel(task: TaskRun, verb: str) -> str:
+    inv = invocation_id(task)
+    return f"nel {verb} {inv}" if inv else f"nel {verb} <invocation id>"
+
+
+def _warning(check: v.Check, task: TaskRun) -> EarlyWarning:
+    if check.status == v.FAIL and check.kind == v.INVALID:
+        action = (
+            f"stop: the score will not be usable; kill the job ({_nel(task, 'kill')}), fix "
+            "the cause and relaunch"
+        )
+        return EarlyWarning(check.id, check.message, action, STOP)
+    if check.status == v.FAIL:  # incomplete: only rollout-count on a finished run
+        action = f"resume: {_nel(task, 'resume')}, then run `evalkit validate` again"
+        return EarlyWarning(check.id, check.message, action, RESUME)
+    return EarlyWarning(
+        check.id, check.message, "let it run: read the lines quoted before quoting a score", WATCH
+    )
+
+
+def _after_the_end(warning: EarlyWarning) -> EarlyWarning:
+    if warning.kind != WATCH:
+        return warning
+    action = "look at it: run `evalkit validate` and read the quoted lines before the score"
+    return EarlyWarning(warning.id, warning.message, action, WATCH)
+
+
+def _resume_advice(task: TaskRun) -> str:
+    return (
+        "a walltime TIMEOUT is a resume event: run.sub has queued a follow-up job "
+        "(sbatch --dependency=afternotok) that resumes from the rollouts already written; "
+        f"never cancel it while it is PENDING. If no job is queued, {_nel(task, 'resume')} "
+        f"(or `sbatch run.sub` in {task.task_dir.name}/)"
+    )
+
+
+def _walltime_warning(eta: float, left: float, task: TaskRun) -> EarlyWarning:
+    return EarlyWarning(
+        "walltime",
+        f"will not finish inside this job: ETA {duration(eta)}, walltime left {duration(left)}",
+        "let it run: " + _resume_advice(task),
+        WATCH,
+    )
+
+
+def _stopped_warning(task: TaskRun, out_of_time: bool) -> EarlyWarning:
+    why = "the job's walltime is over" if out_of_time else "no file in the task changed lately"
+    return EarlyWarning(
+        "stopped",
+        f"the run stopped before finishing ({why})",
+        "resume: " + _resume_advice(task),
+        RESUME,
+    )
+
+
+# ---------------------------------------------------------------------------- the run
+
+
+class RunMonitor:
+    """Every task under RUN (an invocation, task or artifacts directory)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        expected_override: int | None = None,
+        stale_after: float = STALE_AFTER,
+    ) -> None:
+        self.tasks = [
+            TaskMonitor(t, expected_override, stale_after) for t in resolve_task_runs(path)
+        ]
+
+    def refresh(self, now: float) -> list[TaskStatus]:
+        return [t.refresh(now) for t in self.tasks]
+
+
+def document(statuses: Sequence[TaskStatus]) -> dict[str, Any]:
+    return {"tasks": [s.to_json() for s in statuses]}
+
+
+def exit_code(statuses: Sequence[TaskStatus]) -> int:
+    return 1 if any(s.stop for s in statuses) else 0
+
+
+def ended(statuses: Sequence[TaskStatus]) -> bool:
+    return all(s.state in ENDED for s in statuses)
+
+
+# ----------------------------------------------------------------------------- text
+
+_MARK = {STOP: "[STOP]", WATCH: "[warn]", RESUME: "[resume]"}
+
+
+def _progress(status: TaskStatus) -> str:
+    from evalkit.report import bar
+
+    if status.done is None:
+        return "progress unknown"
+    if not status.expected:
+        return f"{status.done} rollouts (expected count unknown; pass --expected N)"
+    fraction = status.done / status.expected
+    return f"[{bar(fraction)}] {status.done}/{status.expected} ({fraction:.0%})"
+
+
+def render(statuses: Sequence[TaskStatus]) -> str:
+    lines: list[str] = []
+    for s in statuses:
+        lines.append(f"{s.task} ({s.benchmark}): {s.state}  {_progress(s)}")
+        if s.expected_source:
+            lines.append(f"  expected: {s.expected_source}")
+        if s.rate_per_hour is not None:
+            lines.append(
+                f"  rate: {s.rate_per_hour:.0f} rollouts/h ({s.rate_source}), "
+                f"ETA {duration(s.eta_seconds)}"
+            )
+        if s.walltime_seconds is not None:
+            left = duration(s.walltime_left_seconds) if s.job_start_source else "n/a"
+            since = f", job start from {s.job_start_source}" if s.job_start_source else ""
+            verdict = {True: "; finishes inside it", False: "; will NOT finish inside it"}
+            lines.append(
+                f"  walltime: {duration(s.walltime_seconds)} (run.sub), left {left}"
+                f"{since}{verdict.get(s.will_finish, '')}"
+            )
+        for w in s.warnings:
+            lines.append(f"  {_MARK[w.kind]} {w.id}: {w.message}")
+            lines.append(f"         {w.action}")
+        for note in s.notes:
+            lines.append(f"  note: {note}")
+        if s.state == FINISHED and not s.stop:
+            lines.append(f"  next: evalkit validate {s.path} before quoting a score")
+    stop = any(s.stop for s in statuses)
+    lines.append("status: stop and fix" if stop else "status: ok")
+    return "\n".join(lines) + "\n"
