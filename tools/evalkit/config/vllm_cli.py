@@ -114,7 +114,7 @@ def choose_table(image: object) -> TableChoice:
 def shell_words(text: str) -> list[str]:
     """Words of a shell script; operators (`&&`, `;`, `|`, redirections) stay as words,
     a word starting with `#` ends its line, and each unjoined newline ends a command."""
-    text = re.sub(r"\\\n", " ", text)
+    text = re.sub(r"(?<!\\)\\\n", " ", text)  # a line continuation
     words: list[str] = []
     for line in text.splitlines():
         lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
