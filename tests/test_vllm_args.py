@@ -145,7 +145,9 @@ def make_arg_parser(parser):
     "vllm/reasoning/__init__.py": '_REASONING_PARSERS_TO_REGISTER = {"alpha": ("a", "A")}\n',
     "vllm/reasoning/beta.py": '@ReasoningParserManager.register_module("beta")\nclass B: pass\n',
     "vllm/tool_parsers/__init__.py": '_TOOL_PARSERS_TO_REGISTER = {"hermes": ("h", "H")}\n',
-    "vllm/model_executor/layers/quantization/__init__.py": 'QuantizationMethods = Literal["fp8", "awq"]\n',
+    "vllm/model_executor/layers/quantization/__init__.py": (
+        'QuantizationMethods = Literal["fp8", "awq"]\n'
+    ),
     "vllm-9.9.9.dist-info/METADATA": "Name: vllm\nVersion: 9.9.9\n",
 }
 
@@ -319,12 +321,16 @@ def run(tmp_path, command: str, image: str = "vllm/vllm-openai:v0.26.0", templat
 def test_rule_severities(tmp_path):
     nano = "vllm serve /checkpoint --reasoning-parser nano_v3"
     assert run(tmp_path, nano) == [("NEL313", "error")]
-    plugin = "vllm serve /checkpoint --reasoning-parser-plugin /p/nano_v3.py --reasoning-parser nano_v3"
+    plugin = (
+        "vllm serve /checkpoint --reasoning-parser-plugin /p/nano_v3.py --reasoning-parser nano_v3"
+    )
     assert run(tmp_path, plugin) == [("NEL313", "info")]
     assert run(tmp_path, "vllm serve /checkpoint --reasoning-parser nemotron_v3") == []
     stand_in = run(tmp_path, nano, image="vllm/vllm-openai:v0.27.1")
     assert sorted(stand_in) == [("NEL310", "info"), ("NEL313", "warning")]
-    unpinned = run(tmp_path, "vllm serve /checkpoint --max-num-seqs 8", image="vllm/vllm-openai:latest")
+    unpinned = run(
+        tmp_path, "vllm serve /checkpoint --max-num-seqs 8", image="vllm/vllm-openai:latest"
+    )
     assert unpinned == [("NEL310", "info")]
     assert run(tmp_path, "python3 -m sglang.launch_server --bogus") == []
 

@@ -58,9 +58,7 @@ class Sources:
     def tree(self, module: str) -> ast.Module | None:
         if module not in self._trees:
             path = self.path_of(module)
-            self._trees[module] = (
-                ast.parse(self.zip.read(path).decode("utf-8")) if path else None
-            )
+            self._trees[module] = ast.parse(self.zip.read(path).decode("utf-8")) if path else None
         return self._trees[module]
 
     def modules_under(self, package: str) -> list[str]:
@@ -112,15 +110,15 @@ class Resolver:
         for stmt in runtime_statements(tree.body):
             if isinstance(stmt, ast.ClassDef) and stmt.name == name:
                 found = ("class", ClassRef(module, stmt))
-            elif isinstance(stmt, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == name for t in stmt.targets
-            ):
-                found = ("alias", module, stmt.value)
             elif (
-                isinstance(stmt, ast.AnnAssign)
-                and isinstance(stmt.target, ast.Name)
-                and stmt.target.id == name
-                and stmt.value is not None
+                isinstance(stmt, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+                or (
+                    isinstance(stmt, ast.AnnAssign)
+                    and isinstance(stmt.target, ast.Name)
+                    and stmt.target.id == name
+                    and stmt.value is not None
+                )
             ):
                 found = ("alias", module, stmt.value)
             elif getattr(ast, "TypeAlias", None) and isinstance(stmt, ast.TypeAlias):
@@ -426,7 +424,7 @@ class Interpreter:
             return None
         if isinstance(node, ast.Dict):  # {**kwargs["f"], "default": None}
             out: dict = {}
-            for k, v in zip(node.keys, node.values):
+            for k, v in zip(node.keys, node.values, strict=False):
                 if k is None:
                     inner = self.expr(module, v, env)
                     if isinstance(inner, dict):
@@ -465,7 +463,7 @@ class Interpreter:
             where, method = found
             args = [self.expr(module, a, env) for a in node.args]
             params = [a.arg for a in method.args.args if a.arg not in ("cls", "self")]
-            inner = dict(zip(params, args))
+            inner = dict(zip(params, args, strict=False))
             inner["__class_of_method__"] = where
             return self.call(owner_cls[0], where.module, method, inner)
         if name == "make_arg_parser":
@@ -499,7 +497,7 @@ class Interpreter:
             if isinstance(stmt, ast.FunctionDef) and stmt.name == name:
                 return module, stmt
         found = self.r.lookup(module, name)
-        return None if not found else found
+        return found if found else None
 
     def _add_argument(self, module: str, node: ast.Call, env: dict):
         names: list[str] = []
@@ -618,17 +616,20 @@ def registered_names(src: Sources, package: str, table_name: str) -> list[str]:
         if tree is None:
             continue
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == table_name for t in node.targets
+            if (
+                isinstance(node, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == table_name for t in node.targets)
+                and isinstance(node.value, ast.Dict)
             ):
-                if isinstance(node.value, ast.Dict):
-                    names.update(_const(k) for k in node.value.keys if isinstance(_const(k), str))
+                names.update(_const(k) for k in node.value.keys if isinstance(_const(k), str))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 if node.func.attr not in ("register_module", "register_lazy_module"):
                     continue
                 if "Manager" not in ast.unparse(node.func.value):
                     continue
-                candidates = list(node.args[:1]) + [k.value for k in node.keywords if k.arg == "name"]
+                candidates = list(node.args[:1]) + [
+                    k.value for k in node.keywords if k.arg == "name"
+                ]
                 for cand in candidates:
                     if isinstance(_const(cand), str):
                         names.add(_const(cand))
@@ -662,7 +663,10 @@ def generate(wheel: Path) -> dict:
         if isinstance(node, ast.FunctionDef) and node.name == "subparser_init":
             for stmt in node.body:
                 for call in ast.walk(stmt):
-                    if isinstance(call, ast.Call) and getattr(call.func, "attr", "") == "add_argument":
+                    if (
+                        isinstance(call, ast.Call)
+                        and getattr(call.func, "attr", "") == "add_argument"
+                    ):
                         interp._add_argument(serve, call, {})
     flags, aliases = build_table(interp.options)
     tool_pkg = next(
@@ -671,9 +675,7 @@ def generate(wheel: Path) -> dict:
     )  # fmt: skip
     quant = "vllm.model_executor.layers.quantization"
     quant_values = TypeReader(resolver).hints(quant, ast.Name("QuantizationMethods"))
-    known_quant = sorted(
-        str(v) for h in quant_values if h.kind == "literal" for v in h.values
-    )
+    known_quant = sorted(str(v) for h in quant_values if h.kind == "literal" for v in h.values)
     return {
         "vllm": src.version(),
         "generated_from": wheel.name,
@@ -681,7 +683,9 @@ def generate(wheel: Path) -> dict:
         "aliases": dict(sorted(aliases.items())),
         # checked after parsing, when the engine starts (so not argparse choices)
         "values": {"--quantization": known_quant} if known_quant else {},
-        "reasoning_parsers": registered_names(src, "vllm.reasoning", "_REASONING_PARSERS_TO_REGISTER"),
+        "reasoning_parsers": registered_names(
+            src, "vllm.reasoning", "_REASONING_PARSERS_TO_REGISTER"
+        ),
         "tool_parsers": registered_names(src, tool_pkg, "_TOOL_PARSERS_TO_REGISTER"),
     }
 

@@ -105,7 +105,7 @@ def choose_table(image: object) -> TableChoice:
         other = version_key(v)
         width = max(len(key), len(other))
         a, b = key + (0,) * (width - len(key)), other + (0,) * (width - len(other))
-        return tuple(abs(x - y) for x, y in zip(a, b)), other < key
+        return tuple(abs(x - y) for x, y in zip(a, b, strict=False)), other < key
 
     return TableChoice(load_table(min(versions, key=distance)), False, wanted)
 
@@ -140,11 +140,12 @@ def serve_invocations(text: object) -> list[list[str]]:
     found = []
     for i, word in enumerate(words):
         start = None
-        if word.rsplit("/", 1)[-1] == "vllm" and words[i + 1 : i + 2] == ["serve"]:
-            start = i + 2
-        elif words[i : i + 1] == ["-m"] and words[i + 1 : i + 2] == [
-            "vllm.entrypoints.openai.api_server"
-        ]:
+        if (
+            word.rsplit("/", 1)[-1] == "vllm"
+            and words[i + 1 : i + 2] == ["serve"]
+            or words[i : i + 1] == ["-m"]
+            and words[i + 1 : i + 2] == ["vllm.entrypoints.openai.api_server"]
+        ):
             start = i + 2
         if start is None:
             continue
@@ -341,8 +342,7 @@ def _check_choices(word, canonical, values, table: Table, out: Reading):
             Problem(
                 "choice",
                 word,
-                f"{canonical} {value!r} is not a value vLLM {table.version} accepts "
-                f"({shown})",
+                f"{canonical} {value!r} is not a value vLLM {table.version} accepts ({shown})",
                 fix=f"use {close[0]}" if close else f"choose one of: {shown}",
             )
         )
