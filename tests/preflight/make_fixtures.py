@@ -1396,3 +1396,99 @@ make(
     ],
     "a custom key used through an interpolation is a config variable",
 )
+
+# NEL310-NEL314: `vllm serve` against the argument table of the image's vLLM version
+# (tools/evalkit/data/vllm-<version>-serve.json, generated from the vLLM wheels).
+RAY_SCRIPT = """  command: |
+    #!/bin/bash
+    set -euo pipefail
+    # the pattern of the launcher 0.2.6 deployment/vllm_ray.yaml command
+    if [ "$PROC_ID" -eq 0 ]; then
+        ray start --head --port=$RAY_PORT --node-manager-port=$NODE_PORT
+        # --not-a-vllm-flag in a comment is ignored
+        ${deployment.base_command} \\
+          --distributed-executor-backend ray{extra}
+    else
+        ray start --block --address=$MASTER_IP:$RAY_PORT
+    fi
+  base_command: >-
+    vllm serve /checkpoint
+    --served-model-name ${deployment.served_model_name}
+    --port=${deployment.port}
+    --tensor-parallel-size=1
+    --data-parallel-size=8
+    --max-model-len 131072
+    --max-num-seqs 32
+"""
+GENERIC_COMMAND = (
+    "  command: >-\n    vllm serve /checkpoint\n    --served-model-name ${deployment.served_model_name}\n"
+    "    --host 0.0.0.0\n    --port ${deployment.port}\n    --tensor-parallel-size 1\n"
+    "    --data-parallel-size 8\n    --max-model-len 131072\n    --max-num-seqs 32\n"
+)
+make("NEL310", "fail", "version_without_table", "generic",
+     [("vllm/vllm-openai:v0.26.0", "vllm/vllm-openai:v0.27.1")],
+     "vLLM 0.27.1 has no table; 0.26.0 stands in")  # fmt: skip
+make("NEL310", "pass", "pinned_known_version", "generic", [], "vLLM 0.26.0 has a table")
+make("NEL311", "fail", "misspelled_flag", "generic",
+     [("    --max-num-seqs 32\n", "    --max-num-sqs 32\n")], "--max-num-sqs")  # fmt: skip
+make("NEL311", "fail", "ambiguous_abbreviation", "generic",
+     [("    --max-num-seqs 32\n", "    --max-num 32\n")], "--max-num matches four flags")  # fmt: skip
+make("NEL311", "fail", "flag_from_interpolation", "generic",
+     [("  env_vars:\n    HF_TOKEN", "  extra_args: --enable-prefix-cachng\n  env_vars:\n    HF_TOKEN"),
+      ("    --max-num-seqs 32\n", "    --max-num-seqs 32\n    ${deployment.extra_args}\n")],
+     "an unknown flag that reaches the command through ${deployment.extra_args}")  # fmt: skip
+make("NEL311", "fail", "literal_block_script", "generic",
+     [(GENERIC_COMMAND, RAY_SCRIPT.replace("{extra}", " --enable-expert-paralel"))],
+     "a Ray head script (literal block) whose vllm call has a misspelled flag")  # fmt: skip
+make("NEL311", "pass", "launcher_ray_script", "generic",
+     [(GENERIC_COMMAND, RAY_SCRIPT.replace("{extra}", ""))],
+     "the launcher's Ray script pattern: ray flags, shell comments, --flag=value")  # fmt: skip
+make("NEL311", "pass", "vllm_spellings", "generic",
+     [("    --max-num-seqs 32\n",
+       "    --max_num_seqs 32\n    -tp 1\n    --no-enable-prefix-caching\n"
+       "    --compilation-config.mode 3\n    -O3\n    --hf-overrides '{\"max_position_embeddings\": 131072}'\n")],
+     "underscores, a short alias, a --no- form, a dotted JSON key and -O3")  # fmt: skip
+make("NEL312", "fail", "kv_cache_dtype_choice", "generic",
+     [("    --max-num-seqs 32\n", "    --max-num-seqs 32\n    --kv-cache-dtype fp8_e4m3fn\n")],
+     "fp8_e4m3fn is not a vLLM KV-cache dtype")  # fmt: skip
+make("NEL312", "fail", "missing_value", "generic",
+     [("    --max-model-len 131072\n    --max-num-seqs 32\n", "    --max-num-seqs 32\n    --max-model-len\n")],
+     "--max-model-len at the end of the command")  # fmt: skip
+make("NEL312", "fail", "value_on_switch", "generic",
+     [("    --max-num-seqs 32\n", "    --max-num-seqs 32\n    --enforce-eager=true\n")],
+     "--enforce-eager takes no value")  # fmt: skip
+make("NEL312", "fail", "quantization_value", "generic",
+     [("    --max-num-seqs 32\n", "    --max-num-seqs 32\n    --quantization nvfp4\n")],
+     "nvfp4 is a KV-cache dtype, not a quantization method")  # fmt: skip
+make("NEL312", "pass", "valid_values", "generic",
+     [("    --max-num-seqs 32\n",
+       "    --max-num-seqs 32\n    --kv-cache-dtype fp8\n    --quantization modelopt_fp4\n    --dtype auto\n")],
+     "values the version accepts")  # fmt: skip
+make("NEL313", "fail", "nano_v3_reasoning_parser", "generic",
+     [("    --max-num-seqs 32\n", "    --max-num-seqs 32\n    --reasoning-parser nano_v3\n")],
+     "the model card's plugin name without its plugin file")  # fmt: skip
+make("NEL313", "fail", "unknown_tool_parser", "generic",
+     [("    --max-num-seqs 32\n",
+       "    --max-num-seqs 32\n    --enable-auto-tool-choice\n    --tool-call-parser qwen3coder\n")],
+     "qwen3coder is not a tool-call parser (qwen3_coder is)")  # fmt: skip
+make("NEL313", "pass", "nemotron_v3_built_in", "generic",
+     [("    --max-num-seqs 32\n", "    --max-num-seqs 32\n    --reasoning-parser nemotron_v3\n")],
+     "the built-in Nemotron 3 reasoning parser")  # fmt: skip
+make("NEL313", "pass", "plugin_parser", "generic",
+     [("    --max-num-seqs 32\n",
+       "    --max-num-seqs 32\n    --reasoning-parser-plugin /plugins/nano_v3_reasoning_parser.py\n"
+       "    --reasoning-parser nano_v3\n")],
+     "the plugin form: info only")  # fmt: skip
+make("NEL313", "pass", "parser_blank_in_template", "generic",
+     [("  env_vars:\n    HF_TOKEN", "  reasoning_parser: ???\n  env_vars:\n    HF_TOKEN"),
+      ("    --max-num-seqs 32\n", "    --max-num-seqs 32\n    --reasoning-parser ${deployment.reasoning_parser}\n")],
+     "a ??? parser under --template is left to NEL002", args={"template": True})  # fmt: skip
+make("NEL314", "fail", "same_flag_two_values", "generic",
+     [("    --max-num-seqs 32\n", "    --max-num-seqs 32\n    --max-num-seqs 64\n")],
+     "--max-num-seqs twice")  # fmt: skip
+make("NEL314", "fail", "alias_and_long_form", "generic",
+     [("    --max-num-seqs 32\n", "    --max-num-seqs 32\n    -tp 2\n")],
+     "--tensor-parallel-size 1 and -tp 2")  # fmt: skip
+make("NEL314", "pass", "same_value_twice", "generic",
+     [("    --max-num-seqs 32\n", "    --max-num-seqs 32\n    --max-num-seqs 32\n")],
+     "a repeat with the same value changes nothing")  # fmt: skip
