@@ -131,7 +131,7 @@ def _targets(result, output: str | None, force: bool):
 def _write(result, args) -> list[str]:
     paths = _targets(result, args.output, args.force)
     written = []
-    for rendered, path in zip(result.configs, paths):
+    for rendered, path in zip(result.configs, paths, strict=True):
         if path is None:
             if args.format == "text":
                 sys.stdout.write(rendered.text)

@@ -230,7 +230,7 @@ def _caches(doc: Doc, facts: dict, extra_eval_mounts: dict) -> None:
 
 
 def _judges(doc: Doc, facts: dict, field_name: str, fact: str) -> None:
-    for i, entry in enumerate(doc.value(("evaluation", "tasks"), []) or []):
+    for i in range(len(doc.value(("evaluation", "tasks"), []) or [])):
         extra = _task_params(i) + ("extra",)
         for block in ("judge", "user"):
             path = extra + (block, field_name)
