@@ -485,3 +485,17 @@ def test_stdout_json_carries_the_config_without_o(run_cli, tmp_path):
     doc = json.loads(out)
     (config,) = doc["configs"]
     assert config["file"] == "mrcr_128k.yaml" and blanks(config["text"]) == []
+
+
+def test_templates_are_read_from_the_skill_at_run_time(run_cli, tmp_path, monkeypatch):
+    # scripts/evalkit exports EVALKIT_SKILL_DIR; init must follow that copy's templates.
+    import shutil
+
+    skill = tmp_path / "skill"
+    shutil.copytree(Path(__file__).parents[1] / "recipes", skill / "recipes")
+    template = skill / "recipes/examples/gym/example_mrcr.yaml"
+    template.write_text(template.read_text() + "\n# marker: this copy of the template\n")
+    monkeypatch.setenv("EVALKIT_SKILL_DIR", str(skill))
+    code, out, _ = init(run_cli, tmp_path, "mrcr-128k", FP8_FACTS, FP8_MOE)
+    assert code == 0
+    assert "# marker: this copy of the template" in out.read_text()

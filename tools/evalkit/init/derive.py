@@ -111,7 +111,12 @@ def _choose_variant(wanted: str, ckpt: Checkpoint, facts: dict, der_warnings, pr
                 "model card documents at least 1048576 tokens, then pass --set "
                 "context=1048576; otherwise use mrcr-128k"
             )
-        return variant, f"task {wanted}; checkpoint's {source} is below its cap (see warnings)"
+        if facts.get("context"):
+            return variant, f"task {wanted}, but {source} is below its cap"
+        return variant, (
+            f"task {wanted}; {source} is below the cap, served as the golden was: confirm "
+            "the model card documents >= 1048576 tokens"
+        )
     if best is not None and best.cap_tokens > variant.cap_tokens:
         der_warnings.append(
             f"{best.config} also fits the documented context ({source}); "
