@@ -499,3 +499,34 @@ def test_templates_are_read_from_the_skill_at_run_time(run_cli, tmp_path, monkey
     code, out, _ = init(run_cli, tmp_path, "mrcr-128k", FP8_FACTS, FP8_MOE)
     assert code == 0
     assert "# marker: this copy of the template" in out.read_text()
+
+
+def test_aa_for_an_instruct_model_leaves_gdpval_out(run_cli, tmp_path):
+    facts = {k: v for k, v in AA_FACTS.items() if not k.startswith("gdpval_")}
+    facts["thinking"] = False
+    del facts["reasoning_parser"]
+    code, out, stderr = init(run_cli, tmp_path, "aa", facts, FP8_MOE, "aa")
+    assert code == 0, stderr
+    assert "GDPVal left out" in stderr
+    assert sorted(p.name for p in out.iterdir()) == ["aa.yaml", "aa_tau2.yaml"]
+    for path in out.iterdir():
+        assert errors(path, FP8_MOE) == [], path.name  # NEL501: tags equal the params
+        data = yaml.safe_load(path.read_text())
+        adapter = data["evaluation"]["nemo_evaluator_config"]["target"]["api_endpoint"]
+        assert adapter["adapter_config"]["process_reasoning_traces"] is False
+        assert "params_to_add" not in adapter["adapter_config"]
+
+
+def test_json_names_each_derived_value_and_its_source(run_cli, tmp_path):
+    code, out, _ = run_cli(
+        "init", "mrcr-1m", "--checkpoint", NVFP4_HYBRID, "--facts",
+        write_facts(tmp_path, NVFP4_FACTS), "-o", tmp_path / "m.yaml", "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    doc = json.loads(out)
+    (derived,) = doc["derived"]
+    assert derived["kv_cache_dtype"]["value"] == "auto"
+    assert derived["mrcr_variant"]["value"] == "config_n3_1m.yaml"
+    assert derived["long_max_model_len_override"]["value"] is True
+    assert all(item["source"] for k, item in derived.items() if k != "file")
+    assert doc["written"] == [str(tmp_path / "m.yaml")]

@@ -142,6 +142,30 @@ def _write(result, args) -> list[str]:
     return written
 
 
+def _derived(rendered) -> dict:
+    """The checkpoint-derived values of one config, each with its source."""
+    der = rendered.derivation
+    p = der.plan
+    out = {
+        "file": rendered.output.file_name,
+        "kv_cache_dtype": {"value": der.kv_cache_dtype.value, "source": der.kv_cache_dtype.source},
+        "max_model_len": {"value": der.max_model_len.value, "source": der.max_model_len.source},
+        "tensor_parallel_size": {"value": p.tensor_parallel_size, "source": der.topology_note()},
+        "data_parallel_size": {"value": p.data_parallel_size, "source": der.topology_note()},
+        "max_num_seqs": {"value": p.max_num_seqs, "source": der.seqs_note()},
+        "num_nodes": {"value": der.num_nodes, "source": "fact max_nodes (1 unless MRCR)"},
+    }
+    if der.variant is not None:
+        out["mrcr_variant"] = {"value": der.variant.config, "source": der.variant_source}
+    for name, item in (
+        ("expert_parallel", der.expert_parallel),
+        ("trust_remote_code", der.trust_remote_code),
+        ("long_max_model_len_override", der.long_override),
+    ):
+        out[name] = {"value": bool(item), "source": item.source if item else "not needed"}
+    return out
+
+
 def _report(result, written, fmt) -> int:
     from evalkit.report import write_json
 
@@ -152,6 +176,7 @@ def _report(result, written, fmt) -> int:
             "problems": result.problems,
             "warnings": result.warnings,
             "written": written,
+            "derived": [_derived(r) for r in result.configs],
         }
         if result.ok and not written:
             doc["configs"] = [{"file": r.output.file_name, "text": r.text} for r in result.configs]

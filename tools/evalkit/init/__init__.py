@@ -50,6 +50,11 @@ def build(task_name: str, given: dict, checkpoint_dir: str | None) -> Result:
             )
     ckpt = load_checkpoint(checkpoint_dir)
     for output in task.outputs:
+        if task.kind == "aa" and output.role == "gdpval" and not values["thinking"]:
+            result.warnings.append(
+                "GDPVal left out of the AA set: it needs a reasoning model with thinking on"
+            )
+            continue
         rendered = render.render_output(task, output, values, defaulted, ckpt, root)
         result.configs.append(rendered)
         prefix = f"{output.file_name}: " if task.writes_directory else ""

@@ -279,6 +279,8 @@ def required(kind: str, facts: Mapping[str, Any], judged: bool) -> list[Fact]:
     """The required facts for a task kind, in catalog order (whether given or not)."""
     need = [f for f in FACTS.values() if kind in f.required_for]
     thinking = facts.get("thinking", True)
+    if kind == AA and not thinking:  # GDPVal needs thinking: the AA set goes without it
+        need = [f for f in need if not f.name.startswith("gdpval_")]
     if thinking and kind in (MRCR, GDPVAL, AA):
         need.append(FACTS["reasoning_parser"])
     if judged:

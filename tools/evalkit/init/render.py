@@ -189,6 +189,8 @@ def _thinking(doc: Doc, facts: dict, role: str, problems: list[str]) -> None:
         doc.drop_flag(CMD, "--reasoning-parser")
     if doc.has(kwargs):
         doc.delete(kwargs)
+        if not doc.value(kwargs[:-1]):  # nothing else to add: drop the empty mapping too
+            doc.delete(kwargs[:-1])
     if role in ("aa", "single", "tau2"):
         _set_if(doc, ADAPTER + ("process_reasoning_traces",), False, f"{NOTE}fact thinking: false")
         if doc.has(PARAMS + ("max_new_tokens",)):

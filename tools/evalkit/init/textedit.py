@@ -8,7 +8,6 @@ comment where the line has none, else a comment line just above the key.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -45,7 +44,32 @@ def yaml_scalar(value: Any) -> str:
                 return text
         except yaml.YAMLError:
             pass
-    return json.dumps(text)  # a JSON string is a valid double-quoted YAML scalar
+    return _double_quoted(text)
+
+
+def _printable(code: int) -> bool:
+    """Characters YAML allows raw in a double-quoted scalar (the spec's printable set)."""
+    return (
+        0x20 <= code <= 0x7E
+        or 0xA0 <= code <= 0xD7FF
+        or (0xE000 <= code <= 0xFFFD and code != 0xFEFF)
+        or 0x10000 <= code <= 0x10FFFF
+    )
+
+
+def _double_quoted(text: str) -> str:
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif _printable(code):
+            out.append(ch)
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
 
 
 class Doc:
