@@ -16,7 +16,15 @@ from evalkit.init import CHECKPOINT_FACT, Result
 from evalkit.init.catalog import Output
 from evalkit.init.derive import derive
 from evalkit.init.facts import FACTS
-from evalkit.init.render import CMD, NOTE, PARAMS, Rendered, _command_gpu_util, _load, _topology
+from evalkit.init.render import (
+    CMD,
+    NOTE,
+    PARAMS,
+    Rendered,
+    command_gpu_util,
+    server_load,
+    write_topology,
+)
 from evalkit.init.textedit import Doc
 
 NEEDED = ("checkpoint_path", "served_model_name", "gpu_mem_gib")
@@ -39,8 +47,7 @@ def _drop_init_comments_above(doc: Doc, path: tuple) -> None:
     while index > 0 and lines[index - 1].lstrip().startswith("# " + NOTE):
         del lines[index - 1]
         index -= 1
-    doc.text = "\n".join(lines)
-    doc._doc = None
+    doc.replace_text("\n".join(lines))
 
 
 def build_baseline(candidate: str, given: dict, checkpoint_dir: str | None) -> Result:
@@ -61,7 +68,7 @@ def build_baseline(candidate: str, given: dict, checkpoint_dir: str | None) -> R
     if not gres.startswith("gpu:") or not gres[4:].isdigit():
         raise InputError("execution.gres must read gpu:N in the candidate", candidate)
     nodes = int(doc.value(("execution", "num_nodes"), 1) or 1)
-    load, load_source = _load(
+    load, load_source = server_load(
         doc, role, {"tau2_parallelism": _top_parallelism(doc), "parallelism": _top_parallelism(doc)}
     )
     ckpt = load_checkpoint(checkpoint_dir)
@@ -78,7 +85,7 @@ def build_baseline(candidate: str, given: dict, checkpoint_dir: str | None) -> R
         template_len=length,
         load=load,
         load_source=load_source.replace("fact ", "the candidate's "),
-        gpu_memory_utilization=_command_gpu_util(doc),
+        gpu_memory_utilization=command_gpu_util(doc),
     )
     der.max_model_len.source = f"--max-model-len {length}: identical to the candidate"
     doc.set(("deployment", "checkpoint_path"), given["checkpoint_path"])
@@ -87,7 +94,7 @@ def build_baseline(candidate: str, given: dict, checkpoint_dir: str | None) -> R
     if doc.value(("export", "mlflow", "tags", "model")) == old_name:
         doc.set(("export", "mlflow", "tags", "model"), given["served_model_name"])
     _drop_init_comments_above(doc, CMD)
-    _topology(doc, der, role)
+    write_topology(doc, der, role)
     doc.comment_above(
         CMD, f"{NOTE}baseline of {Path(candidate).name}: only checkpoint values differ"
     )

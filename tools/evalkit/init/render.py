@@ -34,26 +34,13 @@ def _task_params(i: int) -> tuple:
     return ("evaluation", "tasks", i, "nemo_evaluator_config", "config", "params")
 
 
-def _load(doc: Doc, role: str, facts: dict) -> tuple[int, str]:
+def server_load(doc: Doc, role: str, facts: dict) -> tuple[int, str]:
     """The concurrent requests the server sees, and where that figure comes from."""
     if role == "mrcr":
         value = doc.value(PARAMS + ("parallelism",))
         return int(value), f"parallelism {value} from the template (golden)"
     if role == "gdpval":
-        gym = doc.value(
-            (
-                "evaluation",
-                "tasks",
-                0,
-                "nemo_evaluator_config",
-                "config",
-                "params",
-                "extra",
-                "nemo_gym",
-                "common_params",
-            ),
-            "",
-        )
+        gym = doc.value(_task_params(0) + ("extra", "nemo_gym", "common_params"), "")
         found = re.search(r"stirrup_agent\.concurrency=(\d+)", str(gym))
         if not found:
             raise EditError("the GDPVal template no longer sets stirrup_agent.concurrency")
@@ -63,7 +50,7 @@ def _load(doc: Doc, role: str, facts: dict) -> tuple[int, str]:
     return int(facts["parallelism"]), "fact parallelism (the top-level per-task concurrency)"
 
 
-def _command_gpu_util(doc: Doc) -> float | None:
+def command_gpu_util(doc: Doc) -> float | None:
     flags = ServeFlags.parse(doc.value(CMD))
     if flags.has("gpu_memory_utilization"):
         value = doc.value(("deployment", "gpu_memory_utilization"))
@@ -87,8 +74,7 @@ def _header(doc: Doc, task: Task, output: Output) -> None:
         "# `scripts/evalkit preflight` and the pinned dry-run before launching.",
         "#",
     ]
-    doc.text = "\n".join(head + lines)
-    doc._doc = None
+    doc.replace_text("\n".join(head + lines))
 
 
 def _set_if(doc: Doc, path: tuple, value: Any, comment: str | None = None) -> None:
@@ -115,7 +101,7 @@ def _cluster(doc: Doc, facts: dict, defaulted: list[str]) -> None:
         doc.set(("deployment", "image"), facts["vllm_image"], f"{NOTE}fact vllm_image")
 
 
-def _topology(doc: Doc, der: Derivation, role: str) -> None:
+def write_topology(doc: Doc, der: Derivation, role: str) -> None:
     p = der.plan
     ex = ("execution",)
     gres = f"gpu:{der.request.gpus_per_node}"
@@ -261,8 +247,7 @@ def _single_tasks(doc: Doc, task: Task, root) -> None:
     lines[key_index + 1 : end + 1] = [
         f"{' ' * indent}# {NOTE}the entry from {task.recipe} (Config fragment)"
     ] + [(" " * indent + x) if x.strip() else x for x in fragment]
-    doc.text = "\n".join(lines)
-    doc._doc = None
+    doc.replace_text("\n".join(lines))
 
 
 def render_output(
@@ -276,7 +261,7 @@ def render_output(
     _header(doc, task, output)
     if role == "single":
         _single_tasks(doc, task, root)
-    load, load_source = _load(doc, role, facts)
+    load, load_source = server_load(doc, role, facts)
     der = derive(
         "mrcr" if role == "mrcr" else role,
         ckpt,
@@ -284,12 +269,12 @@ def render_output(
         template_len=_template_len(doc),
         load=load,
         load_source=load_source,
-        gpu_memory_utilization=_command_gpu_util(doc),
+        gpu_memory_utilization=command_gpu_util(doc),
         mrcr_variant=task.mrcr_variant if role == "mrcr" else None,
     )
     problems += der.problems
     _cluster(doc, facts, defaulted)
-    _topology(doc, der, role)
+    write_topology(doc, der, role)
     _thinking(doc, facts, role, problems)
 
     extra_mounts: dict = {}

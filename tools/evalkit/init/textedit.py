@@ -15,9 +15,10 @@ from typing import Any
 import yaml
 
 from evalkit.config.yamldoc import Path, YamlDoc, format_path, parse_document
+from evalkit.errors import EvalkitError
 
 
-class EditError(Exception):
+class EditError(EvalkitError):
     """The template no longer has the shape an edit expects (a template changed upstream)."""
 
 
@@ -90,9 +91,12 @@ class Doc:
     def lines(self) -> list[str]:
         return self.text.split("\n")
 
-    def _set_lines(self, lines: list[str]) -> None:
-        self.text = "\n".join(lines)
+    def replace_text(self, text: str) -> None:
+        self.text = text
         self._doc = None
+
+    def _set_lines(self, lines: list[str]) -> None:
+        self.replace_text("\n".join(lines))
 
     def has(self, path: Path) -> bool:
         return tuple(path) in self.doc.spans
