@@ -23,6 +23,7 @@ from evalkit.errors import EvalkitError
 
 # Order here is the order in `evalkit --help`: before launch, after the run, the skill.
 COMMANDS = {
+    "init": "evalkit.commands.init",
     "preflight": "evalkit.commands.preflight",
     "size": "evalkit.commands.size",
     "score": "evalkit.commands.score",

@@ -1,0 +1,532 @@
+"""`evalkit init`: configs written from the shipped templates, checked by what init did not write.
+
+Oracles: `evalkit size` (the CLI, for the sizing), `evalkit preflight` (its rules, for the
+config), the real nel 0.2.6 dry-run (tests marked `launcher`) and the shipped templates
+themselves (every template comment survives). The checkpoint fixtures under
+tests/fixtures/init/ name their sources in their README.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tempfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evalkit.checkpoint import load_checkpoint
+from evalkit.mrcr.variants import GYM_PIN
+from evalkit.preflight.runner import Options, check_file, check_pair
+from helpers.nel import blank_paths
+
+FIXTURES = Path(__file__).parent / "fixtures" / "init"
+FP8_MOE = FIXTURES / "qwen3-235b-a22b-fp8"
+FP8_MOE_BF16 = FIXTURES / "qwen3-235b-a22b-bf16"
+NVFP4_HYBRID = FIXTURES / "nemotron3-nano-nvfp4"
+MRCR_TEMPLATE = Path(__file__).parents[1] / "recipes/examples/gym/example_mrcr.yaml"
+GYM_PARAMS = ("evaluation", "nemo_evaluator_config", "config", "params", "extra", "nemo_gym")
+
+CLUSTER = {
+    "hostname": "login.cluster.example",
+    "account": "my-team",
+    "partition": "batch",
+    "output_dir": "/lustre/my-team/evals",
+    "walltime": "04:00:00",
+    "gym_image": "registry.example/my-team/nemo-gym-git:26.05",
+    "thinking": True,
+}
+# 8 x 80 GB nodes (H100 class) and 8 x 141 GB nodes (H200 class).
+FP8_FACTS = {
+    **CLUSTER,
+    "gpus_per_node": 8,
+    "gpu_mem_gib": 80,
+    "max_nodes": 2,
+    "checkpoint_path": "/lustre/models/Qwen3-235B-A22B-FP8",
+    "served_model_name": "qwen3-235b-fp8",
+    "reasoning_parser": "qwen3",
+}
+NVFP4_FACTS = {
+    **CLUSTER,
+    "gpus_per_node": 8,
+    "gpu_mem_gib": 141,
+    "max_nodes": 2,
+    "checkpoint_path": "/lustre/models/Nemotron-3-Nano-NVFP4",
+    "served_model_name": "nano-nvfp4",
+    "reasoning_parser": "nemotron_v3",
+}
+AA_FACTS = {
+    **FP8_FACTS,
+    "cpu_partition": "cpu",
+    "tool_call_parser": "qwen3_coder",
+    "judge_url": "https://inference.example/v1",
+    "tau2_url": "https://inference.example/v1/chat/completions",
+    "gdpval_sif_dir": "/lustre/my-team/gdpval/sif",
+    "gdpval_ref_dir": "/lustre/my-team/gdpval/ref",
+}
+# What the launcher reads at submit time; set so preflight judges the config, not the shell.
+LAUNCH_ENV = {
+    "USER": "ci",
+    "HF_TOKEN": "x",
+    "INFERENCE_API_KEY": "x",
+    "TAVILY_API_KEY": "x",
+    "MLFLOW_TRACKING_URI": "http://127.0.0.1:5000",
+}
+
+
+def blanks(text: str) -> list[str]:
+    """`???` values left in a config (comments may still mention the blank marker)."""
+    path = Path(tempfile.mkdtemp()) / "c.yaml"
+    path.write_text(text)
+    return blank_paths(path)
+
+
+def write_facts(tmp_path: Path, facts: dict) -> Path:
+    path = tmp_path / "facts.yaml"
+    path.write_text(yaml.safe_dump(facts))
+    return path
+
+
+def init(run_cli, tmp_path, task, facts, checkpoint, out_name="out.yaml", *extra):
+    out = tmp_path / out_name
+    code, stdout, stderr = run_cli(
+        "init",
+        task,
+        "--checkpoint",
+        checkpoint,
+        "--facts",
+        write_facts(tmp_path, facts),
+        "-o",
+        out,
+        *extra,
+    )
+    return code, out, stderr
+
+
+def errors(path: Path, checkpoint: Path | None = None) -> list:
+    options = Options(
+        checkpoint=load_checkpoint(checkpoint) if checkpoint else None, env=LAUNCH_ENV
+    )
+    return [f for f in check_file(str(path), options) if f.severity == "error"]
+
+
+def size_json(run_cli, checkpoint, *args) -> dict:
+    code, out, _ = run_cli("size", "--checkpoint", checkpoint, *args, "--format", "json")
+    assert code == 0
+    return json.loads(out)
+
+
+def command_flag(text: str, flag: str) -> str | None:
+    data = yaml.safe_load(text)
+    words = data["deployment"]["command"].split()
+    return words[words.index(flag) + 1] if flag in words else None
+
+
+def gym(text: str) -> dict:
+    node = yaml.safe_load(text)
+    for key in GYM_PARAMS:
+        node = node[key]
+    return node
+
+
+# -- the two done-when cases ----------------------------------------------------------
+
+
+def test_fp8_moe_mrcr_128k_is_sized_like_evalkit_size(run_cli, tmp_path):
+    code, out, stderr = init(run_cli, tmp_path, "mrcr-128k", FP8_FACTS, FP8_MOE)
+    assert code == 0, stderr
+    text = out.read_text()
+    assert blanks(text) == []
+    assert errors(out, FP8_MOE) == []
+
+    # The oracle: `evalkit size` with the inputs the 128k variant implies. NEL604 wants
+    # --max-model-len = the trained context (262144) when that leaves answer room.
+    sized = size_json(
+        run_cli, FP8_MOE, "--gpu-mem-gib", "80", "--gpus-per-node", "8",
+        "--max-model-len", "262144", "--parallelism", "256", "--num-instances", "2",
+        "--num-nodes", "2", "--gpu-memory-utilization", "0.95",
+    )  # fmt: skip
+    assert command_flag(text, "--tensor-parallel-size") == str(sized["tensor_parallel_size"])
+    assert command_flag(text, "--data-parallel-size") == str(sized["data_parallel_size"])
+    assert command_flag(text, "--max-num-seqs") == str(sized["max_num_seqs"])
+    assert command_flag(text, "--max-model-len") == "262144"
+    assert "--enable-expert-parallel" in yaml.safe_load(text)["deployment"]["command"]
+    data = yaml.safe_load(text)
+    assert data["deployment"]["kv_cache_dtype"] == sized["kv_cache_dtype"] == "fp8"
+    assert data["execution"]["gres"] == "gpu:8"
+    assert (data["execution"]["num_nodes"], data["execution"]["num_instances"]) == (2, 2)
+    # 262144 <= max_position_embeddings: no long-length override.
+    assert "VLLM_ALLOW_LONG_MAX_MODEL_LEN" not in data["deployment"]["env_vars"]
+    assert "# init: fp8: hf_quant_config.json kv_cache_quant_algo=FP8" in text
+    assert_mrcr_invariants(text, "config_n3_128k.yaml", "qwen3")
+
+
+def test_nvfp4_hybrid_mrcr_1m_follows_the_golden_and_says_so(run_cli, tmp_path):
+    code, out, stderr = init(run_cli, tmp_path, "mrcr-1m", NVFP4_FACTS, NVFP4_HYBRID)
+    assert code == 0, stderr
+    assert "Confirm the model card documents at least 1048576 tokens" in stderr
+    text = out.read_text()
+    assert blanks(text) == []
+    assert errors(out) == []
+    # TODO(issue 14): NEL603 still judges the variant by max_position_embeddings; once it
+    # reads the documented context this must be [] as well.
+    assert [f.rule for f in errors(out, NVFP4_HYBRID)] == ["NEL603"]
+
+    sized = size_json(
+        run_cli, NVFP4_HYBRID, "--gpu-mem-gib", "141", "--gpus-per-node", "8",
+        "--max-model-len", "1100000", "--parallelism", "256", "--num-instances", "2",
+        "--num-nodes", "2", "--gpu-memory-utilization", "0.95",
+    )  # fmt: skip
+    assert command_flag(text, "--tensor-parallel-size") == str(sized["tensor_parallel_size"])
+    assert command_flag(text, "--data-parallel-size") == str(sized["data_parallel_size"])
+    assert command_flag(text, "--max-num-seqs") == str(sized["max_num_seqs"])
+    assert command_flag(text, "--max-model-len") == "1100000"
+    data = yaml.safe_load(text)
+    assert data["deployment"]["kv_cache_dtype"] == "auto"  # no KV calibration
+    assert data["deployment"]["env_vars"]["VLLM_ALLOW_LONG_MAX_MODEL_LEN"] == "lit:1"
+    command = data["deployment"]["command"]
+    assert "--enable-expert-parallel" in command and "--trust-remote-code" in command
+    assert_mrcr_invariants(text, "config_n3_1m.yaml", "nemotron_v3")
+
+
+def assert_mrcr_invariants(text: str, variant: str, parser: str) -> None:
+    data = yaml.safe_load(text)
+    params = data["evaluation"]["nemo_evaluator_config"]["config"]["params"]
+    g = gym(text)
+    # Output uncapped, in the params and in the gym's own request parameters.
+    assert params["max_new_tokens"] is None
+    assert "++responses_create_params.max_output_tokens=null" in g["collect_rollout_params"]
+    # The variant, identical in both blocks.
+    paths = [re.findall(r"benchmarks/mrcr/[\w.]+", g[k]) for k in ("data_prep_params",
+             "collect_rollout_params")]  # fmt: skip
+    assert paths == [[f"benchmarks/mrcr/{variant}"]] * 2
+    # The Gym pin in full.
+    assert g["install_on_the_fly"]["commit"] == GYM_PIN and len(GYM_PIN) == 40
+    # The reasoning parser reaches vLLM through the command's interpolation.
+    assert data["deployment"]["reasoning_parser"] == parser
+    assert "--reasoning-parser ${deployment.reasoning_parser}" in data["deployment"]["command"]
+    # Every derived command value has its `# init:` provenance line above the command.
+    for needle in ("# init: TP ", "# init: --max-num-seqs", "# init: --max-model-len"):
+        assert needle in text
+
+
+def test_template_comments_survive(run_cli, tmp_path):
+    code, out, _ = init(run_cli, tmp_path, "mrcr-1m", NVFP4_FACTS, NVFP4_HYBRID)
+    assert code == 0
+    written = out.read_text().splitlines()
+    template = MRCR_TEMPLATE.read_text().splitlines()
+    comments = [
+        line.strip()
+        for line in template
+        if line.strip().startswith("#") and "yaml-language-server" not in line
+    ]
+    assert comments
+    stripped = {line.strip() for line in written}
+    assert [c for c in comments if c not in stripped and c != "#"] == []
+
+
+# -- launcher: the real nel 0.2.6 dry-run ------------------------------------------------
+
+
+@pytest.mark.launcher
+@pytest.mark.parametrize(
+    ("task", "facts", "checkpoint", "variant", "parser"),
+    [
+        ("mrcr-128k", FP8_FACTS, FP8_MOE, "config_n3_128k.yaml", "qwen3"),
+        ("mrcr-1m", NVFP4_FACTS, NVFP4_HYBRID, "config_n3_1m.yaml", "nemotron_v3"),
+    ],
+)
+def test_mrcr_configs_pass_the_real_dry_run(
+    run_cli, tmp_path, task, facts, checkpoint, variant, parser
+):
+    from helpers.nel import dry_run
+
+    code, out, _ = init(run_cli, tmp_path, task, facts, checkpoint)
+    assert code == 0
+    result = dry_run(out)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (script,) = result.scripts
+    assert f"--reasoning-parser {parser}" in script
+    assert f"benchmarks/mrcr/{variant}" in script and GYM_PIN in script
+    assert "max_output_tokens=null" in script
+    assert f"--max-num-seqs {command_flag(out.read_text(), '--max-num-seqs')}" in script
+
+
+@pytest.mark.launcher
+def test_aa_suite_configs_pass_the_real_dry_run(run_cli, tmp_path):
+    from helpers.nel import dry_run
+
+    code, out, stderr = init(run_cli, tmp_path, "aa", AA_FACTS, FP8_MOE, "aa")
+    assert code == 0, stderr
+    for name in ("aa.yaml", "aa_tau2.yaml", "gdpval.yaml"):
+        result = dry_run(out / name, env={"TAVILY_API_KEY": "tvly-dry-run"})
+        assert result.returncode == 0, (name, result.stderr[-3000:])
+
+
+# -- AA suite and GDPVal ------------------------------------------------------------------
+
+
+def test_aa_writes_the_branch_set_and_each_passes_preflight(run_cli, tmp_path):
+    code, out, stderr = init(run_cli, tmp_path, "aa", AA_FACTS, FP8_MOE, "aa")
+    assert code == 0, stderr
+    assert sorted(p.name for p in out.iterdir()) == ["aa.yaml", "aa_tau2.yaml", "gdpval.yaml"]
+    for path in out.iterdir():
+        text = path.read_text()
+        assert blanks(text) == [], path.name
+        assert errors(path, FP8_MOE) == [], path.name
+        assert "benchmarks/mrcr" not in text, path.name  # MRCR is never part of AA
+    aa = yaml.safe_load((out / "aa.yaml").read_text())
+    judges = [
+        t["nemo_evaluator_config"]["config"]["params"]["extra"].get("judge", {}).get("url")
+        for t in aa["evaluation"]["tasks"]
+    ]
+    assert [j for j in judges if j] == [AA_FACTS["judge_url"]] * 3
+    tau2 = yaml.safe_load((out / "aa_tau2.yaml").read_text())
+    assert tau2["deployment"]["tool_call_parser"] == "qwen3_coder"
+    assert "--kv-cache-dtype fp8" in " ".join(tau2["deployment"]["command"].split())
+
+
+def test_gdpval_mounts_judge_and_agent_load(run_cli, tmp_path):
+    facts = {k: v for k, v in AA_FACTS.items() if k not in ("tool_call_parser", "tau2_url")}
+    code, out, stderr = init(run_cli, tmp_path, "gdpval", facts, FP8_MOE)
+    assert code == 0, stderr
+    assert errors(out, FP8_MOE) == []
+    data = yaml.safe_load(out.read_text())
+    assert data["gdpval_judge"]["base_url"] == AA_FACTS["judge_url"]
+    assert data["execution"]["mounts"]["evaluation"] == {
+        AA_FACTS["gdpval_sif_dir"]: "/gdpval/sif",
+        AA_FACTS["gdpval_ref_dir"]: "/gdpval_ref_files",
+    }
+    # The server's load is the agent concurrency (220), as recipes/tasks/gym/gdpval.md says.
+    dp = int(command_flag(out.read_text(), "--data-parallel-size"))
+    assert command_flag(out.read_text(), "--max-num-seqs") == str(-(-220 // dp))
+
+
+def test_gdpval_refuses_an_instruct_model(run_cli, tmp_path):
+    facts = {**AA_FACTS, "thinking": False}
+    code, out, stderr = init(run_cli, tmp_path, "gdpval", facts, FP8_MOE)
+    assert code == 1 and "thinking" in stderr
+    assert not out.exists()
+
+
+# -- single tasks, thinking, caches ------------------------------------------------------
+
+
+def test_single_task_takes_the_recipe_entry(run_cli, tmp_path):
+    facts = {**FP8_FACTS, "cpu_partition": "cpu", "judge_url": "https://inference.example/v1"}
+    code, out, stderr = init(run_cli, tmp_path, "aime_2025", facts, FP8_MOE)
+    assert code == 0, stderr
+    assert errors(out, FP8_MOE) == []
+    data = yaml.safe_load(out.read_text())
+    (task,) = data["evaluation"]["tasks"]
+    assert task["name"] == "AIME_2025_aa_v2"
+    assert (
+        task["nemo_evaluator_config"]["config"]["params"]["extra"]["judge"]["url"]
+        == (facts["judge_url"])
+    )
+    assert data["export"]["mlflow"]["tags"]["benchmark"] == "aime_2025"
+
+
+def test_instruct_model_drops_the_reasoning_settings(run_cli, tmp_path):
+    facts = {**FP8_FACTS, "thinking": False}
+    del facts["reasoning_parser"]
+    code, out, stderr = init(run_cli, tmp_path, "mrcr-128k", facts, FP8_MOE)
+    assert code == 0, stderr
+    assert errors(out, FP8_MOE) == []
+    data = yaml.safe_load(out.read_text())
+    assert "reasoning_parser" not in data["deployment"]
+    assert "--reasoning-parser" not in data["deployment"]["command"]
+    adapter = data["evaluation"]["nemo_evaluator_config"]["target"]["api_endpoint"]
+    assert "chat_template_kwargs" not in adapter["adapter_config"]["params_to_add"]
+
+
+def test_thinking_key_and_caches(run_cli, tmp_path):
+    facts = {**FP8_FACTS, "thinking_key": "thinking", "hf_cache": "/lustre/hf",
+             "uv_cache": "/lustre/uv"}  # fmt: skip
+    code, out, stderr = init(run_cli, tmp_path, "mrcr-128k", facts, FP8_MOE)
+    assert code == 0, stderr
+    assert errors(out, FP8_MOE) == []
+    data = yaml.safe_load(out.read_text())
+    kwargs = data["evaluation"]["nemo_evaluator_config"]["target"]["api_endpoint"][
+        "adapter_config"
+    ]["params_to_add"]["chat_template_kwargs"]
+    assert kwargs == {"thinking": True}
+    mounts = data["execution"]["mounts"]
+    assert mounts["deployment"] == {"/lustre/hf": "/hf-cache"}
+    assert mounts["evaluation"] == {"/lustre/hf": "/hf-cache", "/lustre/uv": "/uv-cache"}
+    assert data["evaluation"]["env_vars"]["UV_CACHE_DIR"] == "lit:/uv-cache"
+
+
+def test_mrcr_auto_variant_follows_the_documented_context(run_cli, tmp_path):
+    facts = {**NVFP4_FACTS, "context": 1048576}
+    code, out, _ = init(run_cli, tmp_path, "mrcr", facts, NVFP4_HYBRID)
+    assert code == 0
+    assert "benchmarks/mrcr/config_n3_1m.yaml" in gym(out.read_text())["data_prep_params"]
+    code, out, _ = init(run_cli, tmp_path, "mrcr", FP8_FACTS, FP8_MOE, "auto.yaml")
+    assert code == 0
+    assert "benchmarks/mrcr/config_n3_128k.yaml" in gym(out.read_text())["data_prep_params"]
+
+
+def test_documented_context_below_the_cap_is_refused(run_cli, tmp_path):
+    facts = {**FP8_FACTS, "context": 262144}
+    code, out, stderr = init(run_cli, tmp_path, "mrcr-1m", facts, FP8_MOE)
+    assert code == 1 and "use mrcr-128k" in stderr
+    assert not out.exists()
+
+
+# -- baseline ----------------------------------------------------------------------------
+
+
+def test_baseline_of_differs_only_in_checkpoint_values(run_cli, tmp_path):
+    code, cand, _ = init(run_cli, tmp_path, "mrcr-128k", FP8_FACTS, FP8_MOE)
+    assert code == 0
+    base = tmp_path / "base.yaml"
+    code, _, stderr = run_cli(
+        "init", "--baseline-of", cand, "--checkpoint", FP8_MOE_BF16,
+        "--set", "checkpoint_path=/lustre/models/Qwen3-235B-A22B", "--set",
+        "served_model_name=qwen3-235b-bf16", "--set", "gpu_mem_gib=80", "-o", base,
+    )  # fmt: skip
+    assert code == 0, stderr
+    assert errors(base, FP8_MOE_BF16) == []
+    pair = check_pair(str(base), str(cand), Options(env=LAUNCH_ENV))
+    assert [(f.rule, f.severity) for f in pair] == [("NEL701", "info")]  # the KV dtype only
+    b, c = yaml.safe_load(base.read_text()), yaml.safe_load(cand.read_text())
+    assert b["evaluation"] == c["evaluation"]
+    assert b["deployment"]["kv_cache_dtype"] == "auto"
+    sized = size_json(
+        run_cli, FP8_MOE_BF16, "--gpu-mem-gib", "80", "--gpus-per-node", "8",
+        "--max-model-len", "262144", "--parallelism", "256", "--num-instances", "2",
+        "--num-nodes", "2", "--gpu-memory-utilization", "0.95",
+    )  # fmt: skip
+    assert command_flag(base.read_text(), "--tensor-parallel-size") == str(
+        sized["tensor_parallel_size"]
+    )
+    assert command_flag(base.read_text(), "--max-num-seqs") == str(sized["max_num_seqs"])
+
+
+# -- the CLI contract --------------------------------------------------------------------
+
+
+def test_list_names_the_tasks(run_cli):
+    code, out, _ = run_cli("init", "--list", "--format", "json")
+    assert code == 0
+    names = {t["name"] for t in json.loads(out)["tasks"]}
+    assert {"mrcr-1m", "mrcr-128k", "gdpval", "aa", "mmlu_pro", "aime_2025", "livecodebench"} <= (
+        names
+    )
+
+
+def test_no_facts_lists_every_required_fact(run_cli):
+    code, out, _ = run_cli("init", "mrcr-1m", "--format", "json")
+    assert code == 1
+    missing = json.loads(out)["missing"]
+    assert all(set(m) == {"name", "description", "example"} for m in missing)
+    assert [m["name"] for m in missing] == [
+        "checkpoint", "hostname", "account", "partition", "output_dir", "gpus_per_node",
+        "gpu_mem_gib", "max_nodes", "checkpoint_path", "served_model_name", "gym_image",
+        "thinking", "reasoning_parser",
+    ]  # fmt: skip
+
+
+def test_only_the_unanswered_facts_are_listed(run_cli, tmp_path):
+    facts = {k: v for k, v in FP8_FACTS.items() if k != "account"}
+    code, _, stderr = init(run_cli, tmp_path, "mrcr-128k", facts, FP8_MOE, "x.yaml")
+    assert code == 1
+    code, out, _ = run_cli(
+        "init", "aa", "--facts", write_facts(tmp_path, facts), "--checkpoint", FP8_MOE,
+        "--format", "json",
+    )  # fmt: skip
+    names = [m["name"] for m in json.loads(out)["missing"]]
+    assert names == [
+        "account", "cpu_partition", "tool_call_parser", "tau2_url", "gdpval_sif_dir",
+        "gdpval_ref_dir", "judge_url",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--set", "gpus_per_node=eight"], "gpus_per_node must be a positive integer"),
+        (["--set", "gpu_mem_gb=80"], "did you mean gpu_mem_gib"),
+        (["--set", "thinking"], "--set wants NAME=VALUE"),
+    ],
+)
+def test_bad_facts_are_one_line_exit_2(run_cli, args, needle):
+    code, out, err = run_cli("init", "mrcr-1m", *args)
+    assert code == 2 and out == ""
+    assert needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_malformed_facts_file_names_file_and_line(run_cli, tmp_path):
+    bad = tmp_path / "facts.yaml"
+    bad.write_text("hostname: a\naccount: [unclosed\n")
+    code, _, err = run_cli("init", "mrcr-1m", "--facts", bad)
+    assert code == 2 and str(bad) in err and "Traceback" not in err
+
+
+def test_existing_output_is_kept_and_templates_untouched(run_cli, tmp_path):
+    before = hashlib.sha256(MRCR_TEMPLATE.read_bytes()).hexdigest()
+    out = tmp_path / "out.yaml"
+    out.write_text("keep: me\n")
+    code, _, err = init(run_cli, tmp_path, "mrcr-128k", FP8_FACTS, FP8_MOE)
+    assert code == 2 and "--force" in err
+    assert out.read_text() == "keep: me\n"
+    assert hashlib.sha256(MRCR_TEMPLATE.read_bytes()).hexdigest() == before
+
+
+def test_stdout_json_carries_the_config_without_o(run_cli, tmp_path):
+    code, out, _ = run_cli(
+        "init", "mrcr-128k", "--checkpoint", FP8_MOE, "--facts", write_facts(tmp_path, FP8_FACTS),
+        "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    doc = json.loads(out)
+    (config,) = doc["configs"]
+    assert config["file"] == "mrcr_128k.yaml" and blanks(config["text"]) == []
+
+
+def test_templates_are_read_from_the_skill_at_run_time(run_cli, tmp_path, monkeypatch):
+    # scripts/evalkit exports EVALKIT_SKILL_DIR; init must follow that copy's templates.
+    import shutil
+
+    skill = tmp_path / "skill"
+    shutil.copytree(Path(__file__).parents[1] / "recipes", skill / "recipes")
+    template = skill / "recipes/examples/gym/example_mrcr.yaml"
+    template.write_text(template.read_text() + "\n# marker: this copy of the template\n")
+    monkeypatch.setenv("EVALKIT_SKILL_DIR", str(skill))
+    code, out, _ = init(run_cli, tmp_path, "mrcr-128k", FP8_FACTS, FP8_MOE)
+    assert code == 0
+    assert "# marker: this copy of the template" in out.read_text()
+
+
+def test_aa_for_an_instruct_model_leaves_gdpval_out(run_cli, tmp_path):
+    facts = {k: v for k, v in AA_FACTS.items() if not k.startswith("gdpval_")}
+    facts["thinking"] = False
+    del facts["reasoning_parser"]
+    code, out, stderr = init(run_cli, tmp_path, "aa", facts, FP8_MOE, "aa")
+    assert code == 0, stderr
+    assert "GDPVal left out" in stderr
+    assert sorted(p.name for p in out.iterdir()) == ["aa.yaml", "aa_tau2.yaml"]
+    for path in out.iterdir():
+        assert errors(path, FP8_MOE) == [], path.name  # NEL501: tags equal the params
+        data = yaml.safe_load(path.read_text())
+        adapter = data["evaluation"]["nemo_evaluator_config"]["target"]["api_endpoint"]
+        assert adapter["adapter_config"]["process_reasoning_traces"] is False
+        assert "params_to_add" not in adapter["adapter_config"]
+
+
+def test_json_names_each_derived_value_and_its_source(run_cli, tmp_path):
+    code, out, _ = run_cli(
+        "init", "mrcr-1m", "--checkpoint", NVFP4_HYBRID, "--facts",
+        write_facts(tmp_path, NVFP4_FACTS), "-o", tmp_path / "m.yaml", "--format", "json",
+    )  # fmt: skip
+    assert code == 0
+    doc = json.loads(out)
+    (derived,) = doc["derived"]
+    assert derived["kv_cache_dtype"]["value"] == "auto"
+    assert derived["mrcr_variant"]["value"] == "config_n3_1m.yaml"
+    assert derived["long_max_model_len_override"]["value"] is True
+    assert all(item["source"] for k, item in derived.items() if k != "file")
+    assert doc["written"] == [str(tmp_path / "m.yaml")]

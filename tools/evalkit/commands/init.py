@@ -1,0 +1,221 @@
+"""`evalkit init`: write a complete, sized nel 0.2.6 config from a checkpoint and facts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+SUMMARY = "write a complete, sized config for a task from a checkpoint and a few facts"
+DESCRIPTION = """\
+Fills the shipped template for TASK (read from the skill at run time, structure and
+comments kept) with your facts and with values derived from the checkpoint through the
+same code as `evalkit size` and preflight: KV-cache dtype, TP/DP, nodes, --max-num-seqs,
+--max-model-len and the long-length override, expert parallel, the MRCR variant. Every
+derived value carries a `# init:` comment saying where it came from.
+
+Missing facts: exit 1 and list them (JSON: {"missing": [{"name", "description",
+"example"}]}); ask the user exactly those. `evalkit init TASK --format json` with no facts
+prints the full list. --baseline-of CONFIG writes the baseline for a candidate config,
+changing only the checkpoint-dependent values (path, served name, KV dtype, sizing).
+"""
+FORMATS = ("text", "json")
+
+
+def _examples() -> str:
+    from evalkit.init.facts import help_text
+
+    return (
+        """\
+  evalkit init --list
+  evalkit init mrcr-1m --format json                       # which facts are needed
+  evalkit init mrcr-128k --checkpoint ./ckpt-meta --facts facts.yaml -o mrcr.yaml
+  evalkit init aa --checkpoint ./ckpt-meta --facts facts.yaml -o aa-configs/
+  evalkit init --baseline-of mrcr.yaml --checkpoint ./bf16-meta \\
+      --set checkpoint_path=/models/bf16 --set served_model_name=model-bf16 \\
+      --set gpu_mem_gib=80 -o mrcr_bf16.yaml
+  evalkit preflight --pair mrcr_bf16.yaml mrcr.yaml
+
+facts (--facts FILE.yaml holds NAME: VALUE lines; --set NAME=VALUE wins):
+"""
+        + help_text()
+        + "\n"
+    )
+
+
+EXAMPLES = _examples()
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("task", nargs="?", metavar="TASK", help="a task from --list")
+    parser.add_argument("--list", action="store_true", help="name the tasks init can write")
+    parser.add_argument(
+        "--checkpoint",
+        metavar="DIR",
+        help="local copy of config.json, hf_quant_config.json, model.safetensors.index.json",
+    )
+    parser.add_argument("--facts", metavar="FILE", help="YAML mapping of fact names to values")
+    parser.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="one fact (wins over --facts)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="PATH",
+        help="file to write (a directory for aa); without it the config goes to stdout",
+    )
+    parser.add_argument("--force", action="store_true", help="overwrite existing output files")
+    parser.add_argument(
+        "--baseline-of",
+        metavar="CONFIG",
+        help="write the baseline config for this candidate config (see above)",
+    )
+
+
+def _list(args) -> int:
+    from evalkit.init.catalog import tasks
+    from evalkit.report import write_json
+
+    known = tasks()
+    if args.format == "json":
+        write_json(
+            {
+                "tasks": [
+                    {
+                        "name": t.name,
+                        "kind": t.kind,
+                        "summary": t.summary,
+                        "files": [o.file_name for o in t.outputs],
+                        "templates": [o.template for o in t.outputs],
+                    }
+                    for t in known.values()
+                ]
+            }
+        )
+    else:
+        for t in known.values():
+            print(f"{t.name:<16} {t.summary}")
+    return 0
+
+
+def _targets(result, output: str | None, force: bool):
+    from pathlib import Path
+
+    from evalkit.errors import UsageError
+
+    if output is None:
+        if len(result.configs) > 1:
+            raise UsageError(f"{result.task} writes {len(result.configs)} configs: give -o DIR")
+        return [None]
+    out = Path(output)
+    if len(result.configs) > 1:
+        if out.exists() and not out.is_dir():
+            raise UsageError(f"-o {output} must be a directory for {result.task}")
+        paths = [out / r.output.file_name for r in result.configs]
+    else:
+        if out.is_dir():
+            out = out / result.configs[0].output.file_name
+        if out.suffix != ".yaml":
+            raise UsageError(f"-o {output}: nel 0.2.6 loads only .yaml config files")
+        paths = [out]
+    for path in paths:
+        if path.exists() and not force:
+            raise UsageError(f"{path} exists (pass --force to overwrite)")
+    return paths
+
+
+def _write(result, args) -> list[str]:
+    paths = _targets(result, args.output, args.force)
+    written = []
+    for rendered, path in zip(result.configs, paths, strict=True):
+        if path is None:
+            if args.format == "text":
+                sys.stdout.write(rendered.text)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(rendered.text, encoding="utf-8")
+        written.append(str(path))
+    return written
+
+
+def _derived(rendered) -> dict:
+    """The checkpoint-derived values of one config, each with its source."""
+    der = rendered.derivation
+    p = der.plan
+    out = {
+        "file": rendered.output.file_name,
+        "kv_cache_dtype": {"value": der.kv_cache_dtype.value, "source": der.kv_cache_dtype.source},
+        "max_model_len": {"value": der.max_model_len.value, "source": der.max_model_len.source},
+        "tensor_parallel_size": {"value": p.tensor_parallel_size, "source": der.topology_note()},
+        "data_parallel_size": {"value": p.data_parallel_size, "source": der.topology_note()},
+        "max_num_seqs": {"value": p.max_num_seqs, "source": der.seqs_note()},
+        "num_nodes": {"value": der.num_nodes, "source": "fact max_nodes (1 unless MRCR)"},
+    }
+    if der.variant is not None:
+        out["mrcr_variant"] = {"value": der.variant.config, "source": der.variant_source}
+    for name, item in (
+        ("expert_parallel", der.expert_parallel),
+        ("trust_remote_code", der.trust_remote_code),
+        ("long_max_model_len_override", der.long_override),
+    ):
+        out[name] = {"value": bool(item), "source": item.source if item else "not needed"}
+    return out
+
+
+def _report(result, written, fmt) -> int:
+    from evalkit.report import write_json
+
+    if fmt == "json":
+        doc = {
+            "task": result.task,
+            "missing": [f.as_json() for f in result.missing],
+            "problems": result.problems,
+            "warnings": result.warnings,
+            "written": written,
+            "derived": [_derived(r) for r in result.configs],
+        }
+        if result.ok and not written:
+            doc["configs"] = [{"file": r.output.file_name, "text": r.text} for r in result.configs]
+        write_json(doc)
+    else:
+        if result.missing:
+            print(
+                f"evalkit init {result.task}: missing facts (ask the user for these):",
+                file=sys.stderr,
+            )
+            for f in result.missing:
+                print(f"  {f.name}: {f.description} (e.g. {f.example})", file=sys.stderr)
+        for p in result.problems:
+            print(f"error: {p}", file=sys.stderr)
+        for w in result.warnings:
+            print(f"warning: {w}", file=sys.stderr)
+        for path in written:
+            print(f"wrote {path}", file=sys.stderr)
+    return 0 if result.ok else 1
+
+
+def run(args: argparse.Namespace) -> int:
+    from evalkit.errors import UsageError
+    from evalkit.init.facts import read_facts
+
+    if args.list:
+        return _list(args)
+    given = read_facts(args.facts, args.sets)
+    if args.baseline_of:
+        if args.task:
+            raise UsageError("--baseline-of takes no TASK: the candidate config names it")
+        from evalkit.init.baseline import build_baseline
+
+        result = build_baseline(args.baseline_of, given, args.checkpoint)
+    else:
+        if not args.task:
+            raise UsageError("give a TASK (see --list) or --baseline-of CONFIG")
+        from evalkit.init import build
+
+        result = build(args.task, given, args.checkpoint)
+    written = _write(result, args) if result.ok else []
+    return _report(result, written, args.format)
