@@ -105,11 +105,13 @@ def init(run_cli, tmp_path, task, facts, checkpoint, out_name="out.yaml", *extra
     return code, out, stderr
 
 
-def errors(path: Path, checkpoint: Path | None = None) -> list:
-    options = Options(
-        checkpoint=load_checkpoint(checkpoint) if checkpoint else None, env=LAUNCH_ENV
-    )
-    return [f for f in check_file(str(path), options) if f.severity == "error"]
+def findings(path: Path, checkpoint: Path | None = None, context: int | None = None) -> list:
+    ckpt = load_checkpoint(checkpoint, documented_context=context) if checkpoint else None
+    return check_file(str(path), Options(checkpoint=ckpt, env=LAUNCH_ENV))
+
+
+def errors(path: Path, checkpoint: Path | None = None, context: int | None = None) -> list:
+    return [f for f in findings(path, checkpoint, context) if f.severity == "error"]
 
 
 def size_json(run_cli, checkpoint, *args) -> dict:
@@ -170,9 +172,12 @@ def test_nvfp4_hybrid_mrcr_1m_follows_the_golden_and_says_so(run_cli, tmp_path):
     text = out.read_text()
     assert blanks(text) == []
     assert errors(out) == []
-    # TODO(issue 14): NEL603 still judges the variant by max_position_embeddings; once it
-    # reads the documented context this must be [] as well.
-    assert [f.rule for f in errors(out, NVFP4_HYBRID)] == ["NEL603"]
+    # config.json says 262144: without the card's context NEL603 asks to confirm it...
+    assert errors(out, NVFP4_HYBRID) == []
+    assert "NEL603" in [f.rule for f in findings(out, NVFP4_HYBRID)]
+    # ...and with the documented 1M context (the golden model card) nothing is left.
+    assert [f.rule for f in findings(out, NVFP4_HYBRID, 1048576) if f.rule == "NEL603"] == []
+    assert errors(out, NVFP4_HYBRID, 1048576) == []
 
     sized = size_json(
         run_cli, NVFP4_HYBRID, "--gpu-mem-gib", "141", "--gpus-per-node", "8",

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.checkpoint import MOE_KEYS, Checkpoint
-from evalkit.mrcr.variants import GOLDEN_MAX_MODEL_LEN_1M, VARIANTS, Variant
+from evalkit.checkpoint import MOE_KEYS, Checkpoint, context_source
+from evalkit.mrcr.variants import GOLDEN_MAX_MODEL_LEN_1M, VARIANTS, Variant, largest_fitting
 from evalkit.sizing import GIB, SizePlan, SizeRequest, plan
 
 VLLM_DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # vLLM's own default when the flag is absent
@@ -65,22 +65,20 @@ class Derivation:
 
 
 def documented_context(ckpt: Checkpoint, facts: dict) -> tuple[int | None, str]:
-    if facts.get("context"):
-        return int(facts["context"]), f"fact context={facts['context']} (model card)"
-    trained = ckpt.max_position_embeddings
-    if trained is None:
+    """The context the variant is chosen by, through the same rule as size and preflight."""
+    given = int(facts["context"]) if facts.get("context") else None
+    ctx = context_source(ckpt, given)
+    if ctx.documented:
+        return ctx.tokens, f"fact context={ctx.tokens} (model card)"
+    if ctx.tokens is None:
         return None, "config.json has no max_position_embeddings"
-    return trained, f"config.json max_position_embeddings={trained}"
+    return ctx.tokens, f"config.json max_position_embeddings={ctx.tokens}"
 
 
 def variant_for_context(context: int) -> Variant | None:
-    """The largest MRCR variant whose prompt cap fits the documented context.
-
-    TODO(issue 14): call the sizing helper that chooses the variant from the documented
-    context once issue 14 lands; this is the same rule in one place until then.
-    """
-    fits = [v for v in VARIANTS.values() if v.cap_tokens and v.cap_tokens <= context]
-    return max(fits, key=lambda v: v.cap_tokens) if fits else None
+    """The largest MRCR variant whose prompt cap fits the documented context (the rule
+    preflight's NEL603 and `evalkit size` apply: mrcr.variants.largest_fitting)."""
+    return largest_fitting(context)
 
 
 def _choose_variant(wanted: str, ckpt: Checkpoint, facts: dict, der_warnings, problems):
