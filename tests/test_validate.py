@@ -547,6 +547,20 @@ def generic_task(invocation: Path, name: str, score="61.5", log: str = "all good
     return task
 
 
+def test_generic_task_with_a_vllm_server_log_gets_the_preemption_check(tmp_path, run_cli):
+    task = generic_task(tmp_path / "inv", "ns_aa_lcr.0")
+    (task / "logs" / "server-0-77-0.log").write_text(
+        "\n".join([*KV_LINES, _stats(0, 30, 99.9, 3), _stats(0, 33, 99.9, 5)]) + "\n"
+    )
+    code, doc, checks = validate_json(run_cli, task)
+    assert (code, doc["verdict"]) == (0, "valid")
+    assert checks["preemption"]["status"] == "warn"
+    assert checks["preemption"]["message"].startswith("8 vLLM preemption(s)")
+    (task / "logs" / "server-0-77-0.log").unlink()
+    _code, _doc, checks = validate_json(run_cli, task)
+    assert "preemption" not in checks  # no deployment log: nothing to read
+
+
 @pytest.mark.parametrize(
     ("score", "log", "verdict", "failing"),
     [

@@ -547,7 +547,7 @@ def validate_task(task: Any, expected_override: int | None = None) -> TaskReport
     if is_mrcr(task, settings):
         checks = _mrcr_checks(task, settings, metrics, client, server, expected_override)
         return TaskReport(task.name, "mrcr", checks)
-    return TaskReport(task.name, "generic", _generic_checks(task, metrics, logs))
+    return TaskReport(task.name, "generic", _generic_checks(task, metrics, logs, server))
 
 
 def _mrcr_checks(
@@ -654,7 +654,9 @@ class _Tally:
             yield rollout
 
 
-def _generic_checks(task: Any, metrics: Any, logs: list[LogScan]) -> list[Check]:
+def _generic_checks(
+    task: Any, metrics: Any, logs: list[LogScan], server: Sequence[LogScan] = ()
+) -> list[Check]:
 
     checks: list[Check] = []
     present = task.results_path.is_file()
@@ -666,6 +668,8 @@ def _generic_checks(task: Any, metrics: Any, logs: list[LogScan]) -> list[Check]
         checks.append(check_output_limit(*counted, "eval_factory_metrics.json response_stats"))
     else:
         checks.append(warned("output-limit", "no response_stats in eval_factory_metrics.json"))
+    if server:  # a deployment ran for this task: its vLLM stats lines count too
+        checks.append(check_preemption(server))
     checks.append(check_log_errors(logs))
     return checks
 
