@@ -1,6 +1,6 @@
 """NeMo Gym's own data and code as the oracle for evalkit's MRCR grading and aggregation.
 
-The `nemo-gym` source distribution on PyPI carries the MRCR resources server
+The `nemo-gym` source distribution in the package index carries the MRCR resources server
 (`resources_servers/mrcr/app.py`), its example rollouts and the metric code
 (`nemo_gym/reward_profile.py`). The test downloads it once (`pip download nemo-gym==0.7.0
 --no-deps --no-binary :all:`; `--ignore-requires-python` because 0.7.0 declares Python >=
