@@ -126,6 +126,7 @@ def test_entry_matched_by_the_variants_agent_not_the_first(run_cli, tmp_path):
 def test_without_config_several_mrcr_entries_is_an_error(run_cli, tmp_path):
     task = write_mrcr_run(tmp_path, n_items=9, seed=1)
     (task / "artifacts" / "run_config.yml").unlink()
+    (task / "run.sub").unlink()  # it embeds config_ef.yaml, as the launcher's does
     code, doc, _ = score_json(run_cli, task)
     assert code == 0 and doc["tasks"][0]["agent"] == "mrcr_n3_1m_benchmark_simple_agent"
     add_entry(task, "mrcr_benchmark_simple_agent", 5.0)

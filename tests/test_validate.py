@@ -148,14 +148,70 @@ def test_gym_pin_without_banner_or_log_is_invalid():
     assert v.check_gym_pin([], GYM_PIN, "t").kind == "invalid"
 
 
-def test_preemption_is_a_warning():
-    scan = v.scan_log(
-        "server-1-0.log",
-        ["INFO ok", "WARNING Sequence group 7 is preempted by PreemptionMode.RECOMPUTE mode"],
-    )
+# The old (V0) engine's own warning, vllm/core/scheduler.py (logged every 50th preemption
+# with the running total); still accepted for logs of older images.
+V0_PREEMPTED = (
+    "WARNING 11-30 05:58:13 scheduler.py:1560] Sequence group 7 is preempted by "
+    "PreemptionMode.RECOMPUTE mode because there is not enough KV cache space. This can "
+    "affect the end-to-end performance. Increase gpu_memory_utilization or "
+    "tensor_parallel_size to provide more KV cache memory. total_num_cumulative_preemption=51"
+)
+
+
+def test_preemption_in_old_engine_wording_is_a_warning():
+    scan = v.scan_log("server-1-4100000-0.log", ["INFO ok", V0_PREEMPTED])
     check = v.check_preemption([scan])
-    assert check.status == "warn" and "server-1-0.log:2" in check.message
+    assert check.status == "warn" and "server-1-4100000-0.log:2" in check.message
+    assert check.message.startswith("51 vLLM preemption(s)")  # the engine's own total
     assert v.check_preemption([v.scan_log("s.log", ["Preempted 3 requests"])]).status == "warn"
+
+
+def _stats(engine: int, waiting: int, usage: float, preemptions: int = 0) -> str:
+    """A vLLM v0.26.0 stats line, vllm/v1/metrics/loggers.py LoggingStatLogger.log()."""
+    count = f"Preemptions: {preemptions}, " if preemptions else ""
+    return (
+        f"(APIServer pid=412) INFO 11-30 05:58:11 [loggers.py:310] Engine {engine:03d}: "
+        "Avg prompt throughput: 48211.3 tokens/s, Avg generation throughput: 912.4 tokens/s, "
+        f"Running: 32 reqs, Waiting: {waiting} reqs, {count}GPU KV cache usage: {usage:.1f}%, "
+        "Prefix cache hit rate: 12.1%"
+    )
+
+
+KV_LINES = [  # vllm/v1/core/kv_cache_utils.py, v0.26.0
+    "(EngineCore_DP0 pid=655) INFO 11-30 03:19:40 [kv_cache_utils.py:2177] "
+    "GPU KV cache size: 1,310,720 tokens",
+    "(EngineCore_DP0 pid=655) INFO 11-30 03:19:40 [kv_cache_utils.py:2179] "
+    "Maximum concurrency for 1,100,000 tokens per request: 1.19x",
+]
+
+
+def test_v1_stats_lines_are_summed_with_peak_kv_and_the_fix():
+    first = v.scan_log(
+        "server-0-9-0.log",
+        [*KV_LINES, _stats(0, 0, 61.0), _stats(0, 30, 99.8, 3), _stats(1, 12, 97.0, 2)],
+    )
+    second = v.scan_log("server-1-9-0.log", [_stats(0, 4, 99.9, 5)])
+    assert (first.vllm.preemptions, first.vllm.kv_cache_tokens) == (5, 1_310_720)
+    assert first.vllm.concurrency == (1_100_000, 1.19)
+    check = v.check_preemption([first, second])
+    assert check.status == "warn"
+    assert check.message.startswith("10 vLLM preemption(s)")
+    assert "peak GPU KV cache usage 99.9%" in check.message
+    assert "--max-num-seqs" in check.message and "1.19x requests of 1,100,000" in check.message
+    assert "server-0-9-0.log:4" in check.message  # the first stats line with Preemptions
+
+
+def test_stats_lines_without_preemptions_pass_and_report_pressure():
+    calm = v.scan_log("server-0-9-0.log", [*KV_LINES, _stats(0, 0, 40.0), _stats(0, 0, 71.5)])
+    check = v.check_preemption([calm])
+    assert check.status == "pass" and "2 vLLM stats lines" in check.message
+    assert "peak GPU KV cache usage 71.5%" in check.message
+    full = v.scan_log("server-0-9-0.log", [_stats(0, 0, 60.0), _stats(0, 18, 100.0)])
+    check = v.check_preemption([full])
+    assert check.status == "pass" and "18 requests waiting" in check.message
+    # `Preemptions: 0` is never printed by v0.26; if some build does, it is no preemption.
+    zero = v.scan_log("s.log", [_stats(0, 0, 50.0).replace("GPU KV", "Preemptions: 0, GPU KV")])
+    assert v.check_preemption([zero]).status == "pass"
 
 
 def test_score_check_over_results_yml_scores():
@@ -405,10 +461,26 @@ def test_module_not_found_in_client_log_is_invalid(tmp_path, run_cli):
 
 
 def test_preemption_in_server_log_only_warns(tmp_path, run_cli):
-    extra = "WARNING scheduler: Sequence group 12 is preempted by PreemptionMode.RECOMPUTE\n"
-    code, doc, checks = validate_json(run_cli, mrcr_run(tmp_path, server_log_extra=extra))
+    code, doc, checks = validate_json(
+        run_cli, mrcr_run(tmp_path, server_log_extra=V0_PREEMPTED + "\n")
+    )
     assert (code, doc["verdict"]) == (0, "valid")
     assert checks["preemption"]["status"] == "warn"
+
+
+def test_vllm_026_stats_preemptions_make_validate_warn(tmp_path, run_cli):
+    """The V1 engine logs no preemption line of its own: only `Preemptions: K` in its
+    periodic stats lines (vLLM v0.26.0, vllm/v1/metrics/loggers.py)."""
+    task = mrcr_run(tmp_path, instances=2, server_preemptions=[0, 0, 4, 0, 7], peak_kv_usage=99.6)
+    logs = sorted(p.name for p in (task / "logs").glob("server-*.log"))
+    assert logs == ["server-0-4100000-0.log", "server-1-4100000-0.log"]
+    assert "Preempted" not in (task / "logs" / logs[0]).read_text()
+    code, doc, checks = validate_json(run_cli, task)
+    assert (code, doc["verdict"]) == (0, "valid")  # slower, not wrong
+    message = checks["preemption"]["message"]
+    assert checks["preemption"]["status"] == "warn"
+    assert message.startswith("11 vLLM preemption(s)") and "99.6%" in message
+    assert "--max-num-seqs" in message
 
 
 @pytest.mark.slow
@@ -474,6 +546,20 @@ def generic_task(invocation: Path, name: str, score="61.5", log: str = "all good
     )
     (task / "logs" / "client-77.log").write_text(log)
     return task
+
+
+def test_generic_task_with_a_vllm_server_log_gets_the_preemption_check(tmp_path, run_cli):
+    task = generic_task(tmp_path / "inv", "ns_aa_lcr.0")
+    (task / "logs" / "server-0-77-0.log").write_text(
+        "\n".join([*KV_LINES, _stats(0, 30, 99.9, 3), _stats(0, 33, 99.9, 5)]) + "\n"
+    )
+    code, doc, checks = validate_json(run_cli, task)
+    assert (code, doc["verdict"]) == (0, "valid")
+    assert checks["preemption"]["status"] == "warn"
+    assert checks["preemption"]["message"].startswith("8 vLLM preemption(s)")
+    (task / "logs" / "server-0-77-0.log").unlink()
+    _code, _doc, checks = validate_json(run_cli, task)
+    assert "preemption" not in checks  # no deployment log: nothing to read
 
 
 @pytest.mark.parametrize(

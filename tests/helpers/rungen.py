@@ -7,7 +7,32 @@ does, results.yml without a score, eval_factory_metrics.json, run_config.yml) an
 returns the task directory. Everything is derived from `seed`, so runs are reproducible.
 
 Grading and aggregation here are written straight from the facts (not imported from
-evalkit) so that tests comparing evalkit with these files are not circular.
+evalkit) so that tests comparing evalkit with these files are not circular; the
+aggregation is checked against NeMo Gym's own code in tests/test_gym_oracle.py.
+
+Where each written format comes from (a pinned version moves: re-read its source and
+move the format with it):
+- `evaluator_rollouts.jsonl` and the aggregate file: NeMo Gym at the MRCR pin
+  (`nemo_gym/rollout_collection.py`, `nemo_gym/reward_profile.py`,
+  `resources_servers/mrcr/app.py`).
+- log names and `run.sub`: nemo-evaluator-launcher 0.2.6,
+  `executors/slurm/executor.py` (`#SBATCH --output .../logs/slurm-%A.log`, the server
+  loop's `--output .../logs/server-${g}-%A-%t.log`, the client's
+  `--output .../logs/client-%A.log`; auxiliary deployments write
+  `NAME-server-${g}-%A-%t.log`). tests/test_real_formats.py checks these names against
+  a real dry-run.
+- the vLLM server log: vLLM v0.26.0 (the templates' image), see `vllm_server_log`.
+- `nel status`: nemo-evaluator-launcher 0.2.6 `cli/status.py`; `nel_status_table`
+  runs that code itself.
+- `results.yml`: the envelope (`git_hash`, `command`, `config`, `target`, `results`,
+  `metadata`; `yaml.dump`, keys sorted) is nemo-evaluator 0.2.8 `core/evaluate.py`; the
+  metric names inside `results` for `nemo_gym` are a guess. The code that maps Gym's
+  aggregate into them ships only inside the task container, and the only public trace is
+  the upstream MRCR recipe's remark that results.yml holds no MRCR score.
+- `eval_factory_metrics.json` `response_stats`: nemo-evaluator 0.2.8
+  `adapters/interceptors/response_stats_interceptor.py` (a subset of its keys).
+- the client log lines other than the Gym commit banner (which our own template's
+  bootstrap prints) are a guess.
 """
 
 from __future__ import annotations
@@ -382,6 +407,186 @@ def gym_aggregate(records: list[dict], agent: str) -> list[dict]:
     ]
 
 
+# ---- vLLM v0.26.0 server log ----------------------------------------------------------
+
+VLLM_IMAGE = "vllm/vllm-openai:v0.26.0"  # the image recipes/examples/gym/example_mrcr.yaml pins
+STATS_INTERVAL_S = 10  # vllm/envs.py VLLM_LOG_STATS_INTERVAL default
+
+
+def _vllm_line(process: str, pid: int, when: datetime, where: str, message: str) -> str:
+    # vllm/logger.py _FORMAT "%(levelname)s %(asctime)s [%(fileinfo)s:%(lineno)d] %(message)s"
+    # with _DATE_FORMAT "%m-%d %H:%M:%S"; vllm/utils/system_utils.py _add_prefix puts
+    # "(<process> pid=<pid>) " before every line when the output is not a terminal.
+    return f"({process} pid={pid}) INFO {when:%m-%d %H:%M:%S} [{where}] {message}\n"
+
+
+def vllm_server_log(
+    start: datetime,
+    *,
+    intervals: int = 6,
+    engines: int = 1,
+    max_model_len: int = 1_100_000,
+    kv_cache_tokens: int = 1_310_720,
+    preemptions: Sequence[int] = (),
+    peak_kv_usage: float = 87.5,
+    seed: int = 0,
+) -> str:
+    """One instance's server log as vLLM v0.26.0 (V1 engine) writes it.
+
+    Formats, from the v0.26.0 wheel:
+    - `vllm/v1/core/kv_cache_utils.py` (lines 2177, 2179), once per engine process:
+      `GPU KV cache size: {tokens:,} tokens` and `Maximum concurrency for {max_model_len:,}
+      tokens per request: %.2fx`, the concurrency being tokens / max_model_len;
+    - `vllm/entrypoints/openai/api_server.py` (line 677): `Starting vLLM server on ...`;
+    - `vllm/v1/metrics/loggers.py` `LoggingStatLogger.log()` (line 310), every interval
+      and engine: `Engine 000: Avg prompt throughput: %.1f tokens/s, Avg generation
+      throughput: %.1f tokens/s, Running: %d reqs, Waiting: %d reqs, [Preemptions: %d, ]GPU
+      KV cache usage: %.1f%%, Prefix cache hit rate: %.1f%%`. `Preemptions` is printed only
+      when the interval had some and counts that interval only.
+    preemptions: per interval, for engine 000 (0 or missing: none that interval).
+    """
+    rng = random.Random(f"vllm-{seed}")
+    out: list[str] = []
+    when = start
+    api_pid = 400 + seed % 100
+    for engine in range(engines):
+        process = f"EngineCore_DP{engine}" if engines > 1 else "EngineCore"
+        pid = 600 + 10 * engine
+        out.append(
+            _vllm_line(
+                process,
+                pid,
+                when,
+                "kv_cache_utils.py:2177",
+                f"GPU KV cache size: {kv_cache_tokens:,} tokens",
+            )
+        )
+        out.append(
+            _vllm_line(
+                process,
+                pid,
+                when,
+                "kv_cache_utils.py:2179",
+                f"Maximum concurrency for {max_model_len:,} tokens per request: "
+                f"{kv_cache_tokens / max_model_len:.2f}x",
+            )
+        )
+    when += timedelta(seconds=22)
+    out.append(
+        _vllm_line(
+            "APIServer",
+            api_pid,
+            when,
+            "api_server.py:677",
+            "Starting vLLM server on http://0.0.0.0:8000",
+        )
+    )
+    for i in range(intervals):
+        when += timedelta(seconds=STATS_INTERVAL_S)
+        usage = peak_kv_usage * (i + 1) / intervals
+        for engine in range(engines):
+            parts = [
+                f"Engine {engine:03d}: Avg prompt throughput: {rng.uniform(8e3, 5e4):.1f} tokens/s",
+                f"Avg generation throughput: {rng.uniform(200, 2400):.1f} tokens/s",
+                f"Running: {rng.randint(8, 32)} reqs",
+                f"Waiting: {rng.randint(0, 40) if usage > 90 else 0} reqs",
+            ]
+            count = preemptions[i] if engine == 0 and i < len(preemptions) else 0
+            if count:
+                parts.append(f"Preemptions: {count}")
+            parts.append(f"GPU KV cache usage: {usage:.1f}%")
+            parts.append(f"Prefix cache hit rate: {rng.uniform(5, 40):.1f}%")
+            out.append(_vllm_line("APIServer", api_pid, when, "loggers.py:310", ", ".join(parts)))
+    return "".join(out)
+
+
+# ---- nel status (nemo-evaluator-launcher 0.2.6) ---------------------------------------
+
+
+def nel_status_table(jobs: Sequence[dict]) -> str:
+    """What `nel status` prints for these jobs, produced by the launcher's own code.
+
+    Each job is shaped as `nemo_evaluator_launcher.api.functional.get_status` returns it for
+    the SLURM executor: `{"invocation", "job_id": "<invocation>.<n>", "status": "running" |
+    "success" | "failed" | "pending" | "killed", "progress": int | "unknown", "data":
+    {"slurm_job_id", "remote_rundir_path", ...}}`. Runs `cli/status.py` `Cmd._print_table`
+    (colours are off when stdout is not a terminal) and returns its output.
+    """
+    import contextlib
+    import io
+
+    from nemo_evaluator_launcher.cli.status import Cmd
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        Cmd(job_ids=[])._print_table(list(jobs))
+    return buffer.getvalue()
+
+
+def slurm_status_job(
+    invocation: str, index: int, status: str, slurm_job_id: int, rundir: str, progress=None
+) -> dict:
+    """One entry of get_status() for a SLURM job (`executors/slurm/executor.py` stores
+    `slurm_job_id` and `remote_rundir_path`, the task directory, per job)."""
+    return {
+        "invocation": invocation,
+        "job_id": f"{invocation}.{index}",
+        "status": status,
+        "progress": "unknown" if progress is None else progress,
+        "data": {"slurm_job_id": str(slurm_job_id), "remote_rundir_path": rundir},
+    }
+
+
+# ---- run.sub (nemo-evaluator-launcher 0.2.6, abridged) --------------------------------
+
+
+def run_sub(remote_task_dir: str, invocation: str, instances: int, config_ef: str) -> str:
+    """The lines of run.sub the tools read, in the launcher's own wording and order
+    (`executors/slurm/executor.py`: the #SBATCH header, TASK_DIR and NEL_INVOCATION_ID, the
+    per-instance server loop, the client srun with config_ef.yaml base64-embedded). The
+    walltime bookkeeping, proxy and health checks between them are left out."""
+    import base64
+
+    blob = base64.b64encode(config_ef.encode()).decode()
+    logs = f"{remote_task_dir}/logs"
+    return (
+        "#!/bin/bash\n"
+        "# Abridged: the lines of a nel 0.2.6 SLURM run.sub that evalkit and the logs depend on.\n"
+        "#SBATCH --time 04:00:00\n"
+        "#SBATCH --account evalkit\n"
+        "#SBATCH --partition batch\n"
+        f"#SBATCH --nodes {instances}\n"
+        "#SBATCH --ntasks-per-node 1\n"
+        "#SBATCH --gres gpu:4\n"
+        "#SBATCH --exclusive\n"
+        "#SBATCH --job-name evalkit-nemo-evaluator-launcher.nemo_gym.0\n"
+        "#SBATCH --no-requeue\n"
+        f"#SBATCH --output {logs}/slurm-%A.log\n\n"
+        f'TASK_DIR="{remote_task_dir}"\n'
+        f'NEL_INVOCATION_ID="{invocation}"\n\n'
+        "# deployment server\n"
+        "HEAD_NODE_IPS=()\n"
+        "SERVER_PIDS=()\n"
+        f"for ((g=0; g<{instances}; g++)); do\n"
+        "    START_IDX=$((g * 1))\n"
+        '    INSTANCE_NODES_ARR=("${DEPLOY_NODES_ARRAY[@]:$START_IDX:1}")\n'
+        '    INSTANCE_NODELIST=$(IFS=,; echo "${INSTANCE_NODES_ARR[*]}")\n'
+        '    MASTER_IP="${NODES_IPS_ARRAY[$START_IDX]}"\n'
+        '    echo "Instance $g: MASTER_IP=$MASTER_IP, nodes: ${INSTANCE_NODES_ARR[*]}"\n'
+        '    srun --mpi pmix --overlap --nodelist "$INSTANCE_NODELIST" --nodes 1 --ntasks 1 '
+        f"--container-image {VLLM_IMAGE} --output {logs}/server-${{g}}-%A-%t.log "
+        "bash -c 'bash deployment_cmd.sh' &\n"
+        "    SERVER_PIDS+=($!)\n"
+        "done\n\n"
+        "# evaluation client\n"
+        'srun --mpi pmix --overlap --nodelist "${PRIMARY_NODE}" --nodes 1 --ntasks 1 '
+        "--container-image gym-git-image --no-container-mount-home "
+        f"--output {logs}/client-%A.log bash -c '"
+        f'echo "{blob}" | base64 -d > config_ef.yaml && '
+        "nemo-evaluator run_eval --run_config config_ef.yaml'\n"
+    )
+
+
 # ---- the run directory --------------------------------------------------------------
 
 
@@ -472,6 +677,9 @@ def write_mrcr_run(
     answer_chars: tuple[int, int] = (1000, 6000),
     client_log_extra: str = "",
     server_log_extra: str = "",
+    instances: int = 1,
+    server_preemptions: Sequence[int] = (),
+    peak_kv_usage: float = 87.5,
 ) -> Path:
     """Write one synthetic MRCR run; returns `<invocation>/nemo_gym.0`.
 
@@ -484,7 +692,10 @@ def write_mrcr_run(
     random lines (same reward / changed reward). corrupt_rewards: lines whose stored reward
     is off by 0.01 (the aggregate follows the stored values). aggregate_offset: added to
     the aggregate file's pass@1 and strata. logged_commit: commit in the client log
-    (default gym_commit).
+    (default gym_commit). instances: vLLM instances, one server log each.
+    server_preemptions: `Preemptions:` per stats interval in instance 0's log;
+    peak_kv_usage: the highest `GPU KV cache usage` there. server_log_extra is appended
+    to instance 0's log.
     """
     spec = VARIANTS[variant]
     rng = random.Random(f"run-{seed}")
@@ -571,21 +782,8 @@ def write_mrcr_run(
     out_tok = [r["response"]["usage"]["output_tokens"] for r in records if r["response"]["usage"]]
     mean_in = sum(in_tok) / len(in_tok) if in_tok else 0.0
     mean_out = sum(out_tok) / len(out_tok) if out_tok else 0.0
-    (artifacts / "results.yml").write_text(
-        "results:\n"
-        "  groups:\n"
-        "    nemo_gym:\n"
-        "      metrics:\n"
-        f"        key_metrics/mean/input_tokens:\n"
-        f"          scores:\n"
-        f"            key_metrics/mean/input_tokens:\n"
-        f"              value: {mean_in}\n"
-        f"        key_metrics/mean/output_tokens:\n"
-        f"          scores:\n"
-        f"            key_metrics/mean/output_tokens:\n"
-        f"              value: {mean_out}\n"
-        "  tasks: {}\n"
-    )
+    run_config = _run_config(variant, gym_commit, limit, repeats)
+    (artifacts / "results.yml").write_text(_results_yml(run_config, mean_in, mean_out))
     (artifacts / "eval_factory_metrics.json").write_text(
         json.dumps(
             {
@@ -605,12 +803,18 @@ def write_mrcr_run(
         )
         + "\n"
     )
-    (artifacts / "run_config.yml").write_text(_run_config(variant, gym_commit, limit, repeats))
+    (artifacts / "run_config.yml").write_text(run_config)
 
     job = 4_100_000 + seed
-    (task_dir / "run.sub").write_text(
-        "#!/bin/bash\n#SBATCH --job-name=nemo_gym.0\n"
-        f"# invocation {invocation}\nsrun echo running {spec.config}\n"
+    remote = f"/lustre/evals/mrcr/{task_dir.parent.name}/{task_dir.name}"
+    (task_dir / "run.sub").write_text(run_sub(remote, invocation, instances, run_config))
+    # Names from the --output patterns of run.sub: %A = the SLURM job id, ${g} = the
+    # instance, %t = the task within the srun (one task per instance here).
+    (logs / f"slurm-{job}.log").write_text(
+        "".join(
+            f"Instance {g}: MASTER_IP=10.0.0.{g + 1}, nodes: node{g + 1:03d}\n"
+            for g in range(instances)
+        )
     )
     commit = gym_commit if logged_commit is None else logged_commit
     (logs / f"client-{job}.log").write_text(
@@ -618,11 +822,53 @@ def write_mrcr_run(
         f"{commit}\nng_prepare_benchmark done\nCollecting rollouts: {count} rows\n"
         + client_log_extra
     )
-    (logs / f"server-{job}-0.log").write_text(
-        "INFO vLLM API server started\nINFO Avg prompt throughput: 12000 tokens/s\n"
-        + server_log_extra
-    )
+    for g in range(instances):
+        text = vllm_server_log(
+            BASE_TIME + timedelta(seconds=seed),
+            preemptions=server_preemptions if g == 0 else (),
+            peak_kv_usage=peak_kv_usage,
+            seed=seed * 31 + g,
+        )
+        if g == 0:
+            text += server_log_extra
+        (logs / f"server-{g}-{job}-0.log").write_text(text)
     return task_dir
+
+
+def _results_yml(run_config: str, mean_in: float, mean_out: float) -> str:
+    """results.yml as nemo-evaluator 0.2.8 writes it (core/evaluate.py: yaml.dump of
+    git_hash, command, config, target, results; keys sorted). Scores are
+    `EvaluationResult.model_dump(exclude_none=True)`, so an empty ScoreStats is `{}`.
+    The two token means under groups.nemo_gym are a guess (see the module docstring)."""
+    import yaml
+
+    parsed = yaml.safe_load(run_config)
+
+    def score(name: str, value: float) -> dict:
+        return {"scores": {name: {"stats": {}, "value": value}}}
+
+    doc = {
+        "git_hash": None,
+        "command": parsed["config"]["params"]["extra"]["nemo_gym"]["command"],
+        "config": parsed["config"],
+        "target": parsed["target"],
+        "results": {
+            "groups": {
+                "nemo_gym": {
+                    "metrics": {
+                        "key_metrics/mean/input_tokens": score(
+                            "key_metrics/mean/input_tokens", mean_in
+                        ),
+                        "key_metrics/mean/output_tokens": score(
+                            "key_metrics/mean/output_tokens", mean_out
+                        ),
+                    }
+                }
+            },
+            "tasks": {},
+        },
+    }
+    return yaml.dump(doc)
 
 
 # ---- the bundled sample run -----------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import Any
 
 from evalkit.errors import InputError
 from evalkit.runs.results import Score, iter_scores, load_results
+from evalkit.runs.serverlog import STATS_MARK, VllmLogStats
 from evalkit.runs.settings import RunSettings, read_run_settings
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
@@ -203,6 +204,7 @@ class LogScan:
     errors: list[tuple[int, str]] = field(default_factory=list)
     retries: list[tuple[int, str]] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    vllm: VllmLogStats = field(default_factory=VllmLogStats)  # stats lines, KV sizing
 
     def add(self, bucket: str, line_no: int, text: str) -> None:
         self.counts[bucket] = self.counts.get(bucket, 0) + 1
@@ -218,7 +220,9 @@ PRE_CMD_PATTERN = re.compile(
     r"|(?:error|fail|cannot|unable).*tiktoken",
     re.IGNORECASE,
 )
-PREEMPTION_PATTERN = re.compile(r"Preempted|PreemptionMode\.RECOMPUTE")
+# The old (V0) engine's own preemption warnings; vLLM V1 (the pinned v0.26) reports them
+# only as `Preemptions: K` in its stats lines (evalkit.runs.serverlog).
+PREEMPTION_PATTERN = re.compile(r"Preempted|PreemptionMode\.RECOMPUTE|is preempted by")
 ERROR_PATTERN = re.compile(
     r"Traceback \(most recent call last\)|\bOOM\b|OutOfMemoryError|out of memory|\bKilled\b"
 )
@@ -230,6 +234,7 @@ RETRY_PATTERN = re.compile(
     r"|Caught an (?:unknown )?exception printed above"
 )
 SHA_PATTERN = re.compile(r"\b[0-9a-f]{7,40}\b")
+PREEMPTIONS_IN_STATS = re.compile(r"Preemptions: [1-9]")
 
 
 def scan_log(name: str, lines: Iterable[str], first_line: int = 1) -> LogScan:
@@ -245,7 +250,10 @@ def scan_log(name: str, lines: Iterable[str], first_line: int = 1) -> LogScan:
             continue
         if PRE_CMD_PATTERN.search(line):
             scan.add("pre_cmd", line_no, line)
-        if PREEMPTION_PATTERN.search(line):
+        scan.vllm.feed(line_no, line)
+        if PREEMPTION_PATTERN.search(line) or (
+            STATS_MARK in line and PREEMPTIONS_IN_STATS.search(line)
+        ):
             scan.add("preemption", line_no, line)
         if ERROR_PATTERN.search(line):
             scan.add("errors", line_no, line)
@@ -314,16 +322,49 @@ def check_pre_cmd(client_logs: Sequence[LogScan]) -> Check:
 
 
 def check_preemption(server_logs: Sequence[LogScan]) -> Check:
-    total, shown = _quote(server_logs, "preemption")
-    if total:
-        return warned(
-            "preemption",
-            f"{total} vLLM preemption line(s) in the server logs (KV cache too small for "
-            f"the parallelism; slower, not wrong; lower parallelism next time): {shown}",
-        )
+    """Preemptions summed over the vLLM stats lines of every server log (old-engine
+    warnings also count); the message gives the count, the peak KV usage and the fix."""
+    cid = "preemption"
     if not server_logs:
-        return passed("preemption", "no server logs to scan")
-    return passed("preemption", "no preemption in the server logs")
+        return passed(cid, "no server logs to scan")
+    total = VllmLogStats()
+    for scan in server_logs:
+        total.merge(scan.vllm)
+    peak = (
+        f"peak GPU KV cache usage {total.peak_kv_usage:.1f}%"
+        if total.peak_kv_usage is not None
+        else "no vLLM stats lines"
+    )
+    sizing = ""
+    if total.concurrency is not None:
+        tokens, requests = total.concurrency
+        sizing = f"; the KV cache holds {requests:.2f}x requests of {tokens:,} tokens"
+    count = total.preempted
+    if count:
+        first = next(
+            (
+                f"{s.name}:{s.vllm.first_preemption[0]}"
+                for s in server_logs
+                if s.vllm.first_preemption
+            ),
+            "",
+        )
+        return warned(
+            cid,
+            f"{count} vLLM preemption(s) in the server logs ({peak}{sizing}): the KV cache "
+            "could not hold the concurrent requests, so vLLM recomputed them (slower, "
+            "scores still valid); next time lower --max-num-seqs (or the parallelism) to "
+            f"what the KV cache holds; first at {first}",
+        )
+    if not total.stats_lines:
+        return passed(cid, "no preemption in the server logs (no vLLM stats lines)")
+    pressure = ""
+    if total.peak_kv_usage is not None and total.peak_kv_usage >= 99.0 and total.waiting_at_peak:
+        pressure = f" with {total.waiting_at_peak} requests waiting (KV-bound, not yet preempting)"
+    return passed(
+        cid,
+        f"no preemption in {total.stats_lines} vLLM stats lines ({peak}{pressure}{sizing})",
+    )
 
 
 def check_log_errors(logs: Sequence[LogScan]) -> Check:
@@ -531,7 +572,7 @@ def validate_task(task: Any, expected_override: int | None = None) -> TaskReport
     if is_mrcr(task, settings):
         checks = _mrcr_checks(task, settings, metrics, client, server, expected_override)
         return TaskReport(task.name, "mrcr", checks)
-    return TaskReport(task.name, "generic", _generic_checks(task, metrics, logs))
+    return TaskReport(task.name, "generic", _generic_checks(task, metrics, logs, server))
 
 
 def _mrcr_checks(
@@ -639,7 +680,9 @@ class _Tally:
             yield rollout
 
 
-def _generic_checks(task: Any, metrics: Any, logs: list[LogScan]) -> list[Check]:
+def _generic_checks(
+    task: Any, metrics: Any, logs: list[LogScan], server: Sequence[LogScan] = ()
+) -> list[Check]:
 
     checks: list[Check] = []
     present = task.results_path.is_file()
@@ -651,6 +694,8 @@ def _generic_checks(task: Any, metrics: Any, logs: list[LogScan]) -> list[Check]
         checks.append(check_output_limit(*counted, "eval_factory_metrics.json response_stats"))
     else:
         checks.append(warned("output-limit", "no response_stats in eval_factory_metrics.json"))
+    if server:  # a deployment ran for this task: its vLLM stats lines count too
+        checks.append(check_preemption(server))
     checks.append(check_log_errors(logs))
     return checks
 
