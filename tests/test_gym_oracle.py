@@ -22,16 +22,15 @@ run's Gym), read from the Gym repository at that commit:
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import subprocess
 import sys
 import tarfile
 import types
 from pathlib import Path
 
 import pytest
+
+from helpers.oracle import cache_dir, load_module, pip_download, stand_ins
 
 GYM_VERSION = "0.7.0"
 SDIST = f"nemo_gym-{GYM_VERSION}.tar.gz"
@@ -46,43 +45,18 @@ MEMBERS = {
 pytestmark = pytest.mark.slow
 
 
-def _cache_dir() -> Path:
-    chosen = os.environ.get("EVALKIT_GYM_SDIST_DIR")
-    return Path(chosen) if chosen else Path(sys.prefix) / "evalkit-test-cache"
-
-
-def _download(dest: Path) -> Path:
-    dest.mkdir(parents=True, exist_ok=True)
-    target = dest / SDIST
-    if target.is_file():
-        return target
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        f"nemo-gym=={GYM_VERSION}",
-        "--no-deps",
-        "--no-binary",
-        ":all:",
-        "--ignore-requires-python",
-        "--quiet",
-        "-d",
-        str(dest),
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
-    if proc.returncode != 0 or not target.is_file():
-        reason = f"cannot download {SDIST}: {proc.stderr.strip()[-400:]}"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return target
-
-
 @pytest.fixture(scope="session")
 def gym_files(tmp_path_factory) -> dict[str, Path]:
     """The few files of the sdist the tests read, extracted into a temporary directory."""
-    sdist = _download(_cache_dir())
+    sdist = pip_download(
+        f"nemo-gym=={GYM_VERSION}",
+        cache_dir("EVALKIT_GYM_SDIST_DIR"),
+        SDIST,
+        "--no-binary",
+        ":all:",
+        "--ignore-requires-python",
+        timeout=900,
+    )
     out = tmp_path_factory.mktemp("nemo-gym")
     found: dict[str, Path] = {}
     with tarfile.open(sdist) as tar:
@@ -93,22 +67,6 @@ def gym_files(tmp_path_factory) -> dict[str, Path]:
             path.write_bytes(data.read())
             found[key] = path
     return found
-
-
-def _ignore(*_args, **_kwargs) -> None:
-    return None
-
-
-class _Anything(types.ModuleType):
-    """A stand-in module: every attribute is a fresh class that takes any arguments, so
-    it serves as a base class, a decorator factory or a value alike."""
-
-    def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        value = type(name, (), {"__init__": _ignore, "__call__": _ignore})
-        setattr(self, name, value)
-        return value
 
 
 STAND_INS = (
@@ -128,14 +86,6 @@ STAND_INS = (
 )
 
 
-def _load(name: str, path: Path) -> types.ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="session")
 def gym(gym_files) -> types.SimpleNamespace:
     """Gym's MRCR server module and reward_profile, loaded from source with stand-ins.
@@ -143,21 +93,11 @@ def gym(gym_files) -> types.SimpleNamespace:
     sys.modules is restored afterwards; the loaded functions keep their own globals."""
     if sys.version_info < (3, 11):
         pytest.skip("Gym's metrics_config uses enum.StrEnum (Python 3.11+)")
-    saved = {name: sys.modules.get(name) for name in (*STAND_INS, "nemo_gym.metrics_config")}
-    saved["nemo_gym.reward_profile"] = sys.modules.get("nemo_gym.reward_profile")
-    try:
-        for name in STAND_INS:
-            sys.modules[name] = _Anything(name)
-        _load("nemo_gym.metrics_config", gym_files["metrics_config"])
-        reward_profile = _load("nemo_gym.reward_profile", gym_files["reward_profile"])
-        app = _load("gym_mrcr_app", gym_files["app"])
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
-        sys.modules.pop("gym_mrcr_app", None)
+    restore = ("nemo_gym.metrics_config", "nemo_gym.reward_profile", "gym_mrcr_app")
+    with stand_ins(STAND_INS, restore):
+        load_module("nemo_gym.metrics_config", gym_files["metrics_config"])
+        reward_profile = load_module("nemo_gym.reward_profile", gym_files["reward_profile"])
+        app = load_module("gym_mrcr_app", gym_files["app"])
     return types.SimpleNamespace(app=app, reward_profile=reward_profile)
 
 

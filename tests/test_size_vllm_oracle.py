@@ -19,9 +19,6 @@ cards' config.json values).
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import subprocess
 import sys
 import types
 import zipfile
@@ -31,6 +28,7 @@ import pytest
 
 from evalkit.checkpoint import Checkpoint
 from evalkit.sizing import kv_bytes_per_token, layout_of
+from helpers.oracle import cache_dir, ignore, load_module, pip_download, stand_ins
 
 VLLM_VERSION = "0.26.0"
 MODULES = {
@@ -96,24 +94,9 @@ FAMILIES = {
 }
 
 
-def _ignore(*_args, **_kwargs) -> None:
-    return None
-
-
-class _Anything(types.ModuleType):
-    """A stand-in module whose every attribute is a permissive empty class."""
-
-    def __getattr__(self, name: str):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        value = type(name, (), {"__init__": _ignore, "__call__": _ignore})
-        setattr(self, name, value)
-        return value
-
-
 class _Logger:
     def __getattr__(self, name: str):
-        return _ignore
+        return ignore
 
 
 STAND_INS = (
@@ -133,67 +116,27 @@ STAND_INS = (
 )
 
 
-def _wheel() -> Path:
-    cache = Path(
-        os.environ.get("EVALKIT_VLLM_WHEEL_DIR") or Path(sys.prefix) / "evalkit-test-cache"
-    )
-    cache.mkdir(parents=True, exist_ok=True)
-    found = sorted(cache.glob(f"vllm-{VLLM_VERSION}-*.whl"))
-    if found:
-        return found[0]
-    cmd = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        f"vllm=={VLLM_VERSION}",
-        "--no-deps",
-        "--only-binary",
-        ":all:",
-        "--quiet",
-        "-d",
-        str(cache),
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, check=False)
-    found = sorted(cache.glob(f"vllm-{VLLM_VERSION}-*.whl"))
-    if proc.returncode != 0 or not found:
-        reason = f"cannot download the vLLM {VLLM_VERSION} wheel: {proc.stderr.strip()[-400:]}"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return found[0]
-
-
 @pytest.fixture(scope="module")
 def convertor(tmp_path_factory):
     """vLLM's ModelArchConfigConvertorBase, loaded from the wheel's source."""
-    wheel = _wheel()
+    wheel = pip_download(
+        f"vllm=={VLLM_VERSION}",
+        cache_dir("EVALKIT_VLLM_WHEEL_DIR"),
+        f"vllm-{VLLM_VERSION}-*.whl",
+        "--only-binary",
+        ":all:",
+        timeout=1800,
+    )
     out = tmp_path_factory.mktemp("vllm-src")
-    saved = {name: sys.modules.get(name) for name in (*STAND_INS, *MODULES)}
-    try:
-        for name in STAND_INS:
-            sys.modules[name] = _Anything(name)
-            parent, _, child = name.rpartition(".")
-            if parent:  # `from vllm import envs` reads the attribute, not sys.modules
-                setattr(sys.modules[parent], child, sys.modules[name])
+    loaded = {}
+    with stand_ins(STAND_INS, MODULES):
         sys.modules["vllm.envs"].VLLM_MLA_DISABLE = False  # the default
         sys.modules["vllm.logger"].init_logger = lambda _name: _Logger()
-        loaded = {}
         with zipfile.ZipFile(wheel) as zf:
             for name, member in MODULES.items():
                 path = out / Path(member).name
                 path.write_bytes(zf.read(member))
-                spec = importlib.util.spec_from_file_location(name, path)
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[name] = module
-                spec.loader.exec_module(module)
-                loaded[name] = module
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
+                loaded[name] = load_module(name, path)
     module = loaded["vllm.transformers_utils.model_arch_config_convertor"]
     return module.ModelArchConfigConvertorBase
 

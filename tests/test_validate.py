@@ -330,7 +330,7 @@ def test_expected_overrides_the_variant_count(tmp_path, run_cli):
     code, doc, _ = validate_json(run_cli, task, "--expected", 31)
     assert (code, doc["verdict"]) == (1, "incomplete")
     code, _, err = run_cli("validate", task, "--expected", "0")
-    assert code == 2 and "at least 1" in err
+    assert code == 2 and "must be positive" in err
 
 
 def test_identical_duplicates_warn_and_conflicting_ones_invalidate(tmp_path, run_cli):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from evalkit.commands.argtypes import positive_float, positive_int
 from evalkit.errors import UsageError
 
 SUMMARY = "choose the topology and --max-num-seqs from a checkpoint; say whether L tokens fit"
@@ -35,25 +36,6 @@ EXAMPLES = """\
 FORMATS = ("text", "json")
 
 
-def _positive(kind: type, noun: str):
-    """An argparse type: `kind(text)`, which must be greater than zero."""
-
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not {noun}: {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-        return value
-
-    return parse
-
-
-_positive_float = _positive(float, "a number")
-_positive_int = _positive(int, "an integer")
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
     src = parser.add_argument_group("checkpoint (config.json is required, directly or via DIR)")
     src.add_argument("--model-config", metavar="FILE", help="the checkpoint's config.json")
@@ -66,25 +48,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     src.add_argument(
         "--context",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="context length (tokens) documented on the model card; default: config.json "
         "max_position_embeddings",
     )
     hw = parser.add_argument_group("hardware and load")
-    hw.add_argument("--gpu-mem-gib", type=_positive_float, required=True, metavar="G")
-    hw.add_argument("--gpus-per-node", type=_positive_int, required=True, metavar="N")
-    hw.add_argument("--max-model-len", type=_positive_int, required=True, metavar="L")
+    hw.add_argument("--gpu-mem-gib", type=positive_float, required=True, metavar="G")
+    hw.add_argument("--gpus-per-node", type=positive_int, required=True, metavar="N")
+    hw.add_argument("--max-model-len", type=positive_int, required=True, metavar="L")
     hw.add_argument(
         "--parallelism",
-        type=_positive_int,
+        type=positive_int,
         required=True,
         metavar="P",
         help="total client concurrency across instances (config.params.parallelism)",
     )
-    hw.add_argument("--num-instances", type=_positive_int, default=1, metavar="I")
+    hw.add_argument("--num-instances", type=positive_int, default=1, metavar="I")
     hw.add_argument(
-        "--num-nodes", type=_positive_int, metavar="M", help="default: one node per instance"
+        "--num-nodes", type=positive_int, metavar="M", help="default: one node per instance"
     )
     hw.add_argument(
         "--kv-cache-dtype",
@@ -94,27 +76,27 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     hw.add_argument(
         "--gpu-memory-utilization",
-        type=_positive_float,
+        type=positive_float,
         default=0.9,
         metavar="U",
         help="fraction of GPU memory vLLM may use (default 0.9; the MRCR 1M envelope uses 0.95)",
     )
     hw.add_argument(
         "--overhead-gib",
-        type=_positive_float,
+        type=positive_float,
         default=None,
         metavar="GIB",
         help="per-GPU reserve for activations and CUDA graphs (default 4)",
     )
     hw.add_argument(
         "--tensor-parallel-size",
-        type=_positive_int,
+        type=positive_int,
         metavar="T",
         help="evaluate this TP instead of choosing the smallest that fits",
     )
     hw.add_argument(
         "--weights-gib",
-        type=_positive_float,
+        type=positive_float,
         metavar="GIB",
         help="weights size, when neither an index nor a good estimate is available",
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from evalkit.commands.argtypes import positive_int
+
 SUMMARY = "a running run at a glance: progress, ETA, walltime left and early warnings"
 DESCRIPTION = """\
 Read a nel 0.2.6 run while it is written (an invocation directory, a task directory such
@@ -34,16 +36,6 @@ EXAMPLES = """\
 FORMATS = ("text", "json")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -64,7 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--expected",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="expected number of rollouts (overrides the variant and ++limit counts)",
     )

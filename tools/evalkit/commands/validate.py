@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from evalkit.commands.argtypes import positive_int
+
 SUMMARY = "check a finished run before quoting its score: valid, incomplete or invalid"
 DESCRIPTION = """\
 Check a finished nel 0.2.6 run (an invocation directory, a task directory such as
@@ -28,21 +30,11 @@ EXAMPLES = """\
 FORMATS = ("text", "json")
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", metavar="RUN", help="invocation, task or artifacts directory")
     parser.add_argument(
         "--expected",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="expected number of MRCR rollouts (overrides the variant and ++limit counts)",
     )

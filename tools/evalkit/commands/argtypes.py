@@ -1,0 +1,24 @@
+"""argparse value types shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def positive(kind: type, noun: str):
+    """An argparse type: `kind(text)`, which must be greater than zero."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {noun}: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        return value
+
+    return parse
+
+
+positive_float = positive(float, "a number")
+positive_int = positive(int, "an integer")
