@@ -493,7 +493,8 @@ def check_reference_depth(tree: SkillTree) -> Iterator[Finding]:
 def check_stale_names(tree: SkillTree) -> Iterator[Finding]:
     """No text file uses a retired name (house convention, `retired-names`).
 
-    Off while the `retired-names` list is empty, as it is by default. Matched as whole tokens, so longer identifiers that contain one are fine. The file
+    Off while the `retired-names` list is empty, as it is by default. Matched as whole
+    tokens, so longer identifiers that contain one are fine. The file
     that lists the names is not scanned.
     Why: the old files are gone; an agent following an old name finds nothing, or an
     outdated copy elsewhere.
