@@ -120,7 +120,7 @@ def check_frontmatter(tree: SkillTree) -> Iterator[Finding]:
 
 @rule("SK002", "name-format", "error")
 def check_name(tree: SkillTree) -> Iterator[Finding]:
-    """`name` is present: a string of 1-64 lowercase letters, digits and single hyphens.
+    """`name` is present: 1-64 lowercase letters (any script), digits and single hyphens.
 
     Why: the Agent Skills spec uses the name as the install directory and identifier; no
     leading, trailing or doubled hyphen.
@@ -586,14 +586,44 @@ def _bash_n(text: str) -> tuple[int, str] | None:
     return offset, match.group(2) if match else first
 
 
+def _unquoted_placeholders(text: str) -> list[tuple[str, int]]:
+    """`<name>` words outside quotes and comments, with their 0-based line offset; bash
+    reads those as redirections. (Here-document bodies are not told apart.)"""
+    found: list[tuple[str, int]] = []
+    for offset, line in enumerate(text.splitlines()):
+        quote, i = "", 0
+        while i < len(line):
+            ch = line[i]
+            if quote:
+                if ch == quote:
+                    quote = ""
+                elif ch == "\\" and quote == '"':
+                    i += 1
+            elif ch in "'\"":
+                quote = ch
+            elif ch == "\\":
+                i += 1
+            elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+                break
+            elif ch == "<":
+                match = _PLACEHOLDER.match(line, i)
+                if match and (i == 0 or line[i - 1] != "<"):
+                    found.append((match.group(1), offset))
+                    i = match.end()
+                    continue
+            i += 1
+    return found
+
+
 @rule("SK013", "shell-block", "error|warning")
 def check_shell_blocks(tree: SkillTree) -> Iterator[Finding]:
     """Fenced `bash`/`sh`/`shell` blocks pass `bash -n` (syntax only, nothing runs).
 
-    A block that fails only because of `<placeholder>` words (it parses once they are
-    filled) gets one warning per block; any other syntax error is an error.
+    With every `<placeholder>` filled in, a block that still fails is an error. A block
+    with `<placeholder>` words outside quotes gets one warning: bash reads them as
+    redirections, so the block does not run as written even when it parses.
     Why: a command with an unbalanced quote or `if` fails on the user's machine, often
-    after a long setup; a placeholder in angle brackets is read by bash as a redirection.
+    after a long setup; `--yaml <config.yaml> --yes` redirects instead of passing a file.
     Fix: correct the syntax at the reported line; write placeholders as `$VAR` (or
     `"<value>"` in quotes), or mark the block `console` for a template or transcript.
     """
@@ -601,33 +631,31 @@ def check_shell_blocks(tree: SkillTree) -> Iterator[Finding]:
         for fence in doc.fences:
             if fence.language not in SHELL_LANGUAGES:
                 continue
-            problem = _bash_n(fence.body)
-            if problem is None:
-                continue
-            names = list(dict.fromkeys(_PLACEHOLDER.findall(fence.body)))
+            placeholders = _unquoted_placeholders(fence.body)
             filled = _PLACEHOLDER.sub(
                 lambda m: "PLACEHOLDER_" + re.sub(r"\W", "_", m.group(1)), fence.body
             )
-            if names and _bash_n(filled) is None:
-                listed = ", ".join(f"<{n}>" for n in names[:3]) + (" ..." if len(names) > 3 else "")
+            problem = _bash_n(filled)
+            if problem is not None:
+                yield _finding(
+                    "SK013",
+                    "error",
+                    f"shell block fails bash -n: {problem[1]}",
+                    doc.rel,
+                    fence.body_line + problem[0],
+                    "fix the shell syntax, or mark the block `console`/`text`",
+                )
+            elif placeholders:
+                names = list(dict.fromkeys(f"<{name}>" for name, _ in placeholders))
+                listed = ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
                 yield _finding(
                     "SK013",
                     "warning",
-                    f"shell block does not parse as written: placeholder(s) {listed}",
+                    f"shell block does not run as written: bash reads {listed} as redirection",
                     doc.rel,
-                    fence.body_line + _last_offset(fence.body, problem[0]),
+                    fence.body_line + placeholders[0][1],
                     "write placeholders as $VAR (e.g. $MODEL) or mark the block `console`",
                 )
-                continue
-            offset, message = _bash_n(filled) or problem
-            yield _finding(
-                "SK013",
-                "error",
-                f"shell block fails bash -n: {message}",
-                doc.rel,
-                fence.body_line + offset,
-                "fix the shell syntax, or mark the block `console`/`text`",
-            )
 
 
 @rule("SK014", "python-block", "error")
