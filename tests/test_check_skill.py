@@ -452,3 +452,78 @@ def test_invalid_settings_exit_2_with_one_line(run_cli, tmp_path, table, message
     code, out, err = run_cli("check-skill", skill)
     assert code == 2 and out == ""
     assert message in err and err.count("\n") == 1
+
+
+SKETCHES = """\
+# Sketches
+
+```python
+response = await client.messages.create(model="m", max_tokens=16)
+```
+
+```python
+loader = make_loader(names=["a"], tokenizer=tok, ...)
+def forward(self, x, ...):
+    return x
+```
+
+```yaml
+tasks:
+  - name: <task>
+    params:
+      temperature: <value>
+      ...
+```
+
+```json
+"servers": {
+  "search": {"command": "uvx", "args": ["search-server"]}
+}
+```
+
+```json
+{
+  "total": 3,      // items in all pages
+  "items": [...],
+  "more": false
+}
+```
+
+```json
+{"type": "start", "id": "e1"}
+{"type": "delta", "id": "e1"}
+```
+
+```python
+def broken(:
+    pass
+```
+"""
+
+
+def test_elided_blocks_are_sketches_and_real_errors_stay_errors(tmp_path):
+    """`...`, `//` notes, fragments, JSON Lines and top-level `await` are how public skills
+    abbreviate examples; only the last block is broken code."""
+    skill = _write(tmp_path, PDF_FILES) / "pdf-tools"
+    (skill / "reference.md").write_text(SKETCHES)
+    found = [(f.rule, f.severity, f.line) for f in check_skill(skill) if f.file == "reference.md"]
+    assert sorted(found) == [
+        ("SK012", "warning", 18),
+        ("SK014", "error", 41),
+        ("SK014", "warning", 8),
+        ("SK015", "warning", 22),
+        ("SK015", "warning", 29),
+        ("SK015", "warning", 37),
+    ]
+
+
+def test_path_under_a_folder_named_on_the_same_line_is_a_note(tmp_path):
+    files = dict(PTQ_FILES)
+    files["examples/hf_ptq/scripts/convert.sh"] = "#!/bin/sh\n"
+    files[".claude/skills/quantize/references/launcher-guide.md"] = (
+        "Use `examples/hf_ptq` (`hf_ptq.py` / `scripts/convert.sh`).\n"
+    )
+    skill = _write(tmp_path, files) / ".claude" / "skills" / "quantize"
+    (note,) = [f for f in check_skill(skill) if "convert.sh" in f.message]
+    assert note.severity == "info"
+    assert "the folder `examples/hf_ptq` named on the same line" in note.message

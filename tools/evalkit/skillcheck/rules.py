@@ -9,6 +9,7 @@ conventions are warnings; notes are info. House conventions read `tree.settings`
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -366,6 +367,25 @@ def _code_path_mentions(doc: MarkdownDoc, roots: tuple[str, ...]) -> Iterator[tu
             yield path, fence.body_line + offset
 
 
+_DIR_WORD = re.compile(r"^\.?/?[\w.-]+(?:/[\w.-]+)+/?$")
+
+
+def _under_nearby_dir(tree: SkillTree, doc: MarkdownDoc, line: int, rel: PurePosixPath):
+    """(label, path) when `rel` exists under a folder named in another code span on the
+    same line, as in "`examples/x` (`scripts/run.sh`)"; else None."""
+    for span in doc.code_spans:
+        word = span.text.strip()
+        if span.line != line or not _DIR_WORD.match(word):
+            continue
+        joined = _normalize(PurePosixPath(word) / rel)
+        if tree.inside(joined) and tree.exists(joined):
+            return f"the folder `{word}` named on the same line", str(joined)
+        found = _elsewhere(tree, joined)
+        if found:
+            return f"the folder `{word}` named on the same line, in {found[0]}", found[1]
+    return None
+
+
 @rule("SK009", "code-path", "error|info")
 def check_code_paths(tree: SkillTree) -> Iterator[Finding]:
     """Every path named in code resolves: in the skill, the repository, or a sibling.
@@ -376,7 +396,8 @@ def check_code_paths(tree: SkillTree) -> Iterator[Finding]:
     dropped, `{a,b}` lists are expanded, and words with `<...>` placeholders, globs (`*`,
     `?`) or `$` variables are skipped. A path not in the skill is looked up in each folder
     from the skill's parent up to the repository root (the nearest `.git`), then in the
-    skill's sibling folders. Found there: a note (info) saying where. Found nowhere: error.
+    skill's sibling folders, then under a folder named in another code span on the same
+    line. Found there: a note (info) saying where. Found nowhere: error.
     Why: commands and file names in code are copied verbatim by agents.
     Fix: correct the path, or add the missing file.
     """
@@ -386,6 +407,7 @@ def check_code_paths(tree: SkillTree) -> Iterator[Finding]:
             if tree.inside(rel) and tree.exists(rel):
                 continue
             found = _elsewhere(tree, _normalize(rel)) if tree.inside(rel) else None
+            found = found or _under_nearby_dir(tree, doc, line, rel)
             if found:
                 yield _finding(
                     "SK009",
@@ -547,9 +569,53 @@ def _yaml_problem(text: str) -> tuple[str, int] | None:
     return None
 
 
-@rule("SK012", "yaml-block", "error")
+# Documentation elides with `...` and annotates JSON with `//`: such a block is a sketch,
+# not broken code. Each `_without_*` removes only those marks, so a block that still
+# fails to parse afterwards has a real error.
+_ELLIPSIS_LINE = re.compile(r"^[ \t]*(?:\.\.\.|\u2026)[ \t]*(?:#.*)?$", re.M)
+_ELLIPSIS_ITEM = re.compile(r",\s*(?:\.\.\.|\u2026)(?=\s*[,)\]}])")
+_ELLIPSIS_ONLY = re.compile(r"([\[{(])\s*(?:\.\.\.|\u2026)\s*([\]})])")
+_JSON_COMMENT = re.compile(r"(?:(?<=[\s,\[{])|^)//[^\n]*", re.M)
+
+
+def _without_elisions(text: str) -> str:
+    text = _ELLIPSIS_LINE.sub("", text)
+    text = _ELLIPSIS_ITEM.sub("", text)
+    return _ELLIPSIS_ONLY.sub(r"\1\2", text)
+
+
+def _json_sketch_parses(text: str) -> str | None:
+    """What makes a JSON block a sketch ("comments", "elisions", "a fragment") when it
+    parses once that is removed, else None."""
+    marks = []
+    cleaned = _JSON_COMMENT.sub("", text)
+    if cleaned != text:
+        marks.append("comments")
+    elided = _without_elisions(cleaned)
+    if elided != cleaned:
+        marks.append("elisions")
+    elided = re.sub(r",(\s*[\]}])", r"\1", elided)  # the comma before a removed item
+    for candidate, extra in ((elided, None), ("{" + elided + "}", "a fragment")):
+        try:
+            json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        marks += [extra] if extra else []
+        return " and ".join(marks) if marks else None
+    lines = [line for line in elided.splitlines() if line.strip()]
+    try:
+        for line in lines:
+            json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    return " and ".join([*marks, "one value per line (JSON Lines)"]) if len(lines) > 1 else None
+
+
+@rule("SK012", "yaml-block", "error|warning")
 def check_yaml_blocks(tree: SkillTree) -> Iterator[Finding]:
     """Fenced `yaml`/`yml` blocks parse (all documents; a pasteable fragment must parse too).
+
+    A block that parses once its `...` elision lines are removed is a sketch: a warning.
 
     Why: agents paste these blocks into configs; a block that does not parse makes a
     config that does not load.
@@ -559,7 +625,16 @@ def check_yaml_blocks(tree: SkillTree) -> Iterator[Finding]:
         for fence in doc.fences:
             if fence.language in YAML_LANGUAGES:
                 problem = _yaml_problem(fence.body)
-                if problem:
+                if problem and _yaml_problem(_without_elisions(fence.body)) is None:
+                    yield _finding(
+                        "SK012",
+                        "warning",
+                        "yaml block does not parse as written: it elides with `...`",
+                        doc.rel,
+                        fence.body_line + problem[1],
+                        "write the full YAML, or mark the block `text`",
+                    )
+                elif problem:
                     yield _finding(
                         "SK012",
                         "error",
@@ -658,9 +733,24 @@ def check_shell_blocks(tree: SkillTree) -> Iterator[Finding]:
                 )
 
 
-@rule("SK014", "python-block", "error")
+# Top-level `await` is how asyncio REPLs and notebooks run async examples.
+_PY_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(text, "<block>", "exec", flags=_PY_FLAGS, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+@rule("SK014", "python-block", "error|warning")
 def check_python_blocks(tree: SkillTree) -> Iterator[Finding]:
     """Fenced `python`/`py` blocks compile.
+
+    A block that compiles once `...` elisions (`f(a, ...)`, a `...` line) and
+    `<placeholder>` words are taken out is a sketch: a warning.
 
     Why: snippets are run as written; a syntax error wastes a round trip.
     Fix: correct the syntax at the reported line.
@@ -670,21 +760,29 @@ def check_python_blocks(tree: SkillTree) -> Iterator[Finding]:
             if fence.language not in PYTHON_LANGUAGES:
                 continue
             try:
-                compile(fence.body, str(doc.rel), "exec", dont_inherit=True)
+                compile(fence.body, str(doc.rel), "exec", flags=_PY_FLAGS, dont_inherit=True)
             except SyntaxError as err:
+                sketch = _PLACEHOLDER.sub(lambda m: m.group(1).replace(".", "_"), fence.body)
+                sketch_ok = _compiles(_without_elisions(sketch))
                 yield _finding(
                     "SK014",
-                    "error",
-                    f"python block does not compile: {err.msg}",
+                    "warning" if sketch_ok else "error",
+                    "python block does not compile as written: it elides with `...` or "
+                    "`<placeholder>`"
+                    if sketch_ok
+                    else f"python block does not compile: {err.msg}",
                     doc.rel,
                     fence.body_line + _last_offset(fence.body, (err.lineno or 1) - 1),
                     "fix the Python syntax, or mark the block `text`",
                 )
 
 
-@rule("SK015", "json-block", "error")
+@rule("SK015", "json-block", "error|warning")
 def check_json_blocks(tree: SkillTree) -> Iterator[Finding]:
     """Fenced `json` blocks parse as strict JSON (no comments, no trailing commas).
+
+    A block that parses once `//` comments and `...` elisions are removed, or once wrapped
+    in braces (a `"key": {...}` fragment), is a sketch: a warning.
 
     Why: JSON shown in the docs is copied into files that strict parsers read.
     Fix: correct the JSON, or mark the block `jsonc`/`text` if it is annotated.
@@ -696,10 +794,13 @@ def check_json_blocks(tree: SkillTree) -> Iterator[Finding]:
             try:
                 json.loads(fence.body)
             except json.JSONDecodeError as err:
+                sketch = _json_sketch_parses(fence.body)
                 yield _finding(
                     "SK015",
-                    "error",
-                    f"json block does not parse: {err.msg}",
+                    "warning" if sketch else "error",
+                    f"json block does not parse as written: it has {sketch}"
+                    if sketch
+                    else f"json block does not parse: {err.msg}",
                     doc.rel,
                     fence.body_line + _last_offset(fence.body, err.lineno - 1),
                     "fix the JSON, or mark the block `jsonc` if it carries comments",
