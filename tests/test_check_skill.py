@@ -440,7 +440,7 @@ def test_this_repository_keeps_its_stricter_settings(run_cli, repo_root):
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        ("max-lines = 'x'", "'max-lines' must be a int"),
+        ("max-lines = 'x'", "'max-lines' must be an integer"),
         ("colour = 1", "unknown check-skill setting 'colour'"),
         ("disable = ['SK999']", "unknown rule id(s) SK999"),
         ("max-lines = ", "cannot read settings"),

@@ -113,7 +113,8 @@ def load_settings(skill_root: Path, known_rules: set[str]) -> Settings:
             )
         attr, kind = KEYS[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise InputError(f"check-skill setting {key!r} must be a {kind.__name__}", path)
+            kinds = {int: "an integer", bool: "true or false", list: "a list", dict: "a table"}
+            raise InputError(f"check-skill setting {key!r} must be {kinds[kind]}", path)
         if kind is list:
             if not all(isinstance(v, str) for v in value):
                 raise InputError(f"check-skill setting {key!r} must list strings", path)
