@@ -527,3 +527,13 @@ def test_path_under_a_folder_named_on_the_same_line_is_a_note(tmp_path):
     (note,) = [f for f in check_skill(skill) if "convert.sh" in f.message]
     assert note.severity == "info"
     assert "the folder `examples/hf_ptq` named on the same line" in note.message
+
+
+def test_a_skill_that_is_the_repository_looks_nowhere_else(tmp_path):
+    """Folders beside a repository (other checkouts) are not part of it."""
+    _write(tmp_path, {"other/scripts/run.sh": "#!/bin/sh\n", "other/SKILL.md": PDF_SKILL})
+    skill = _write(tmp_path, PDF_FILES) / "pdf-tools"
+    (skill / ".git").mkdir()
+    (skill / "reference.md").write_text("Run `scripts/run.sh`.\n")
+    (error,) = [f for f in check_skill(skill) if f.severity == "error"]
+    assert error.rule == "SK009" and "'scripts/run.sh'" in error.message

@@ -43,11 +43,13 @@ def search_places(skill_root: Path) -> list[tuple[str, Path]]:
     Each directory from the skill's parent up to the repository root (a monorepo names
     files from its root or from a `.claude/`-style folder), then each sibling directory
     (shared folders such as `common/`, or another skill). Without a VCS root only the
-    parent and the siblings count.
+    parent and the siblings count; a skill that is itself the repository root has none.
     """
     root = skill_root.resolve()
     top = repo_root(root)
     places: list[tuple[str, Path]] = []
+    if top == root:  # the skill is the repository: nothing around it belongs to it
+        return places
     for directory in root.parents:
         places.append(
             ("the repository" if directory == top else "a folder above the skill", directory)
