@@ -418,7 +418,7 @@ def test_rules_listing_says_what_is_on_and_where_each_setting_came_from(run_cli,
     assert rows["SK005"]["enabled"] is False and rows["SK011"]["enabled"] is False
     assert rows["SK007"]["settings"]["max-lines"] == {
         "value": 500,
-        "source": "default (Agent Skills specification)",
+        "source": "Agent Skills default",
     }
     (skill / ".evalkit.toml").write_text("[check-skill]\nrequire-when = true\nmax-lines = 120\n")
     code, out, _ = run_cli("check-skill", "--rules", skill)

@@ -20,7 +20,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-SPEC = "default (Agent Skills specification)"
+SPEC = "Agent Skills default"
 SEVERITIES = ("error", "warning", "info")
 VCS_MARKERS = (".git", ".hg", ".svn")
 
