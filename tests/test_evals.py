@@ -200,10 +200,11 @@ def test_gpqa_pair_differs_in_repeats_only():
 
 def test_skill_paths_named_by_evals_exist():
     """Every skill path an eval names (recipes/, references/, scripts/) is in the tree."""
-    from evalkit.skillcheck.paths import code_paths
+    from evalkit.skillcheck.paths import code_paths, skill_roots
 
     missing = set()
+    roots = skill_roots(REPO)
     for case in all_evals():
         for text in (case["prompt"], case["expected_output"], *case["assertions"]):
-            missing.update(p for p, _ in code_paths(text) if not (REPO / p).exists())
+            missing.update(p for p, _ in code_paths(text, roots) if not (REPO / p).exists())
     assert sorted(missing) == []

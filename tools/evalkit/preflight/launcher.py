@@ -34,8 +34,12 @@ class LauncherResult:
     returncode: int
     stdout: str
     stderr: str
-    scripts: list[str] = field(default_factory=list)
-    syntax_errors: list[tuple[int, str]] = field(default_factory=list)
+    rendered: list[RenderedScript] = field(default_factory=list)
+    syntax_errors: list[SyntaxFailure] = field(default_factory=list)
+
+    @property
+    def scripts(self) -> list[str]:
+        return [s.text for s in self.rendered]
 
     @property
     def error_line(self) -> str:
@@ -76,17 +80,85 @@ def last_error_line(text: str) -> str:
     return "(no error output)"
 
 
-END_MARKERS = ("----------- Secrets", "=========== Task", "To submit jobs, run the executor")
+# What a 0.2.6 dry-run prints around each rendered file (executors/slurm/executor.py and
+# executors/local/executor.py of nemo-evaluator-launcher 0.2.6). Every file is printed whole
+# after a header line; the output ends with a "To submit"/"To execute" line.
+#   slurm:  "=========== Task 0 =====================" then run.sub, then optionally
+#           "----------- Secrets (redacted) | Task 0 / .secrets.env -----------"
+#   local:  "=========== Task script | <task>/run.sh =====================" (or
+#           "=========== Main script | run_all.sequential.sh ====...") and
+#           "=========== Secrets (redacted) | <task>/.secrets.env ====..."
+HEADER = re.compile(r"^(?:={11} (?P<eq>.+?) ={21}|-{11} (?P<dash>Secrets \(redacted\) .+?) -{11})$")
+FOOTER = re.compile(r"^(?:To submit jobs, run the executor|To execute, run without --dry-run)")
+# A here-document opener: `<<WORD`, `<<-WORD`, `<< 'WORD'`, `<<"WORD"` (not `<<<`).
+HEREDOC = re.compile(r"(?<!<)<<(?P<dash>-?)[ \t]*(?P<q>['\"]?)(?P<word>[A-Za-z_][\w.-]*)(?P=q)")
 
 
-def rendered_scripts(stdout: str) -> list[str]:
-    """The sbatch scripts a slurm dry-run prints, one per task (trailing sections cut)."""
-    scripts = []
-    for chunk in stdout.split("#!/bin/bash")[1:]:
-        for marker in END_MARKERS:
-            chunk = chunk.split(marker)[0]
-        scripts.append("#!/bin/bash" + chunk)
-    return scripts
+@dataclass
+class RenderedScript:
+    name: str  # as the launcher labels it, e.g. "Task 0 run.sub" or "mrcr-0/run.sh"
+    text: str
+
+
+def script_name(header: str) -> str | None:
+    """The file a header introduces, or None for the sections that are not bash."""
+    if "Secrets (redacted)" in header:
+        return None
+    if header.startswith(("Task script | ", "Main script | ")):
+        return header.split(" | ", 1)[1]
+    m = re.fullmatch(r"Task (\d+)", header)
+    return f"Task {m.group(1)} run.sub" if m else None
+
+
+def heredoc_closers(line: str) -> list[tuple[str, bool]]:
+    """Delimiters opened on this line, with whether leading tabs are stripped (`<<-`)."""
+    if line.lstrip().startswith("#"):
+        return []
+    return [(m.group("word"), bool(m.group("dash"))) for m in HEREDOC.finditer(line)]
+
+
+def rendered_scripts(stdout: str) -> list[RenderedScript]:
+    """The files a dry-run prints, cut at the launcher's own header and footer lines.
+
+    A header-looking line inside an open here-document is content, not a cut: the
+    export job's sbatch file and config.yml travel inside here-documents of run.sub.
+    """
+    scripts: list[RenderedScript] = []
+    current: RenderedScript | None = None
+    body: list[str] = []
+    pending: list[tuple[str, bool]] = []  # here-documents open at this line
+
+    def close() -> None:
+        if current is not None:
+            current.text = "\n".join(body).strip("\n") + "\n"
+            scripts.append(current)
+
+    lines = ANSI.sub("", stdout).splitlines()
+    # Last line index of each text (tabs stripped too), to open only here-documents that
+    # close: a `<<WORD` inside a quoted string must not swallow the rest of the output.
+    last_at: dict[str, int] = {}
+    for number, line in enumerate(lines):
+        last_at[line] = last_at[line.lstrip("\t")] = number
+    for number, line in enumerate(lines):
+        if pending:
+            word, strip_tabs = pending[0]
+            if (line.lstrip("\t") if strip_tabs else line) == word:
+                pending.pop(0)
+            body.append(line)
+            continue
+        header = HEADER.match(line)
+        if header or FOOTER.match(line):
+            close()
+            current, body = None, []
+            name = script_name(header.group("eq") or header.group("dash")) if header else None
+            if name is not None:
+                current = RenderedScript(name, "")
+            continue
+        if current is not None:
+            body.append(line)
+            pending = [(w, t) for w, t in heredoc_closers(line) if last_at.get(w, -1) > number]
+    close()
+    return [s for s in scripts if s.text.strip()]
 
 
 # The launcher ships pre_cmd/post_cmd into the job as `echo "<base64>" | base64 -d > X.sh`.
@@ -103,24 +175,56 @@ def embedded_scripts(script: str) -> list[tuple[str, str]]:
     return out
 
 
-def bash_syntax_errors(scripts: Sequence[str]) -> list[tuple[int, str]]:
-    """`bash -n` on each rendered script and on the shell files it embeds."""
-    errors: list[tuple[int, str]] = []
+@dataclass
+class SyntaxFailure:
+    script: str  # e.g. "Task 0 run.sub" or "Task 0 run.sub > pre_cmd.sh"
+    line: int | None  # line within that script, as bash counts it
+    message: str  # bash's own words, without the file prefix
+    source: str  # the offending line as rendered ("" when bash names no line)
+
+
+BASH_ERROR = re.compile(r"^(?P<file>.*?): line (?P<line>\d+): (?P<msg>.*)$")
+
+
+def first_error(stderr: str, path: str) -> tuple[int | None, str]:
+    """bash -n's first real error (warnings such as an open here-document are skipped)."""
+    found = []
+    for raw in stderr.splitlines():
+        m = BASH_ERROR.match(raw)
+        if m and m.group("file") == path:
+            found.append((int(m.group("line")), m.group("msg")))
+    for number, msg in found:
+        if not msg.startswith(("warning:", "`")):
+            return number, msg
+    if found:
+        return found[0]
+    lines = stderr.strip().splitlines()
+    return None, (lines[0].replace(path, "script") if lines else "syntax error")
+
+
+def bash_syntax_errors(scripts: Sequence[RenderedScript]) -> list[SyntaxFailure]:
+    """`bash -n` on each rendered script as a whole, and on the shell files it embeds."""
+    failures: list[SyntaxFailure] = []
     bash = shutil.which("bash")
     if bash is None:
-        return errors
+        return failures
     with tempfile.TemporaryDirectory(prefix="evalkit-render-") as tmp:
-        for i, script in enumerate(scripts):
-            parts = [(f"script{i}", script)]
-            parts += [(f"script{i}/{name}", body) for name, body in embedded_scripts(script)]
+        path = Path(tmp) / "check.sh"
+        for script in scripts:
+            parts = [(script.name, script.text)]
+            parts += [(f"{script.name} > {n}", b) for n, b in embedded_scripts(script.text)]
             for label, body in parts:
-                path = Path(tmp) / "check.sh"
                 path.write_text(body, encoding="utf-8")
                 proc = subprocess.run([bash, "-n", str(path)], capture_output=True, text=True)
-                if proc.returncode != 0:
-                    first = (proc.stderr.strip().splitlines() or ["syntax error"])[0]
-                    errors.append((i, first.replace(str(path), label)))
-    return errors
+                if proc.returncode == 0:
+                    continue
+                number, message = first_error(proc.stderr, str(path))
+                lines = body.splitlines()
+                source = ""
+                if number is not None and lines:
+                    source = lines[min(number, len(lines)) - 1].strip()
+                failures.append(SyntaxFailure(label, number, message, source))
+    return failures
 
 
 def dry_run(
@@ -137,6 +241,6 @@ def dry_run(
         raise UsageError(f"cannot run the launcher: {err}") from None
     result = LauncherResult(command, proc.returncode, proc.stdout, proc.stderr)
     if proc.returncode == 0:
-        result.scripts = rendered_scripts(proc.stdout)
-        result.syntax_errors = bash_syntax_errors(result.scripts)
+        result.rendered = rendered_scripts(proc.stdout)
+        result.syntax_errors = bash_syntax_errors(result.rendered)
     return result

@@ -7,6 +7,7 @@ fenced blocks come from the token stream, not from guessing with regexes over ra
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path, PurePosixPath
 
 import yaml
@@ -14,6 +15,7 @@ from markdown_it import MarkdownIt
 
 from evalkit.errors import InputError
 from evalkit.inputs import decode_text, read_bytes
+from evalkit.skillcheck.config import Settings
 from evalkit.skillcheck.model import (
     CodeSpan,
     Fence,
@@ -23,6 +25,7 @@ from evalkit.skillcheck.model import (
     SkillTree,
     TextFile,
 )
+from evalkit.skillcheck.paths import skill_roots
 
 # Directories that are not part of the skill: tool state, caches, and the fixture trees
 # (which are broken on purpose).
@@ -46,9 +49,10 @@ SKIPPED_PATHS = frozenset({PurePosixPath("tests/fixtures")})
 MAX_TEXT_BYTES = 2_000_000
 
 _MARKDOWN = MarkdownIt("commonmark").enable("table")
+_DISABLE = re.compile(r"<!--\s*evalkit:\s*disable=([A-Za-z0-9_, ]+?)\s*-->")
 
 
-def load_skill(root: str | Path) -> SkillTree:
+def load_skill(root: str | Path, settings: Settings | None = None) -> SkillTree:
     root = Path(root)
     if not root.is_dir():
         raise InputError("not a directory" if root.exists() else "no such directory", root)
@@ -73,7 +77,15 @@ def load_skill(root: str | Path) -> SkillTree:
         if rel == PurePosixPath("SKILL.md"):
             skill_md, frontmatter = doc, doc_frontmatter
     assert skill_md is not None  # checked above; the walk always visits it
-    return SkillTree(root, skill_md, frontmatter, docs, text_files)
+    return SkillTree(
+        root,
+        skill_md,
+        frontmatter,
+        docs,
+        text_files,
+        settings or Settings(),
+        skill_roots(root, SKIPPED_DIRS),
+    )
 
 
 def _walk(root: Path):
@@ -158,7 +170,16 @@ def _parse_frontmatter_yaml(block: str, end_line: int) -> Frontmatter:
 def parse_markdown(rel: PurePosixPath, text: str, body: str | None = None) -> MarkdownDoc:
     """Collect links, code spans and fenced blocks (with their 1-based lines) from `body`."""
     doc = MarkdownDoc(rel=rel, text=text)
+    pending: frozenset[str] = frozenset()  # rules a disable comment turns off for the next block
     for token in _MARKDOWN.parse(text if body is None else body):
+        if token.level == 0 and token.nesting >= 0 and token.map and token.type != "html_block":
+            if pending:
+                doc.suppressions.append((token.map[0] + 1, token.map[1], pending))
+                pending = frozenset()
+        elif token.type == "html_block":
+            match = _DISABLE.search(token.content)
+            if match:
+                pending = frozenset(r.strip().upper() for r in match.group(1).split(","))
         if token.type == "fence" and token.map:
             language = token.info.strip().split(maxsplit=1)[0].lower() if token.info.strip() else ""
             doc.fences.append(Fence(language, token.content, token.map[0] + 2))

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from evalkit.skillcheck.config import Settings
+
 
 @dataclass(frozen=True)
 class Link:
@@ -58,6 +60,13 @@ class MarkdownDoc:
     links: list[Link] = field(default_factory=list)
     code_spans: list[CodeSpan] = field(default_factory=list)
     fences: list[Fence] = field(default_factory=list)
+    # `<!-- evalkit: disable=SK013 -->` before a block: (first line, last line, rule ids).
+    suppressions: list[tuple[int, int, frozenset[str]]] = field(default_factory=list)
+
+    def suppressed(self, rule_id: str, line: int | None) -> bool:
+        return line is not None and any(
+            first <= line <= last and rule_id in rules for first, last, rules in self.suppressions
+        )
 
     @property
     def line_count(self) -> int:
@@ -77,6 +86,9 @@ class SkillTree:
     frontmatter: Frontmatter
     docs: list[MarkdownDoc]  # every .md file, SKILL.md included
     text_files: list[TextFile]  # every readable text file, markdown included
+    settings: Settings = field(default_factory=Settings)
+    # Folder names that start a path in code (spec folders plus the skill's own).
+    path_roots: tuple[str, ...] = ("scripts", "references", "assets")
 
     def exists(self, rel: PurePosixPath) -> bool:
         """True when `rel` (relative to the root, may contain '..') names a file or directory."""

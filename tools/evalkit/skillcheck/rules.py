@@ -1,14 +1,19 @@
 """The check-skill rules: one function per rule id, each documented as what / why / fix.
 
 A rule takes the loaded SkillTree and yields Findings. Ids are stable: a rule that is
-retired keeps its id unused. `RULES` lists them in id order.
+retired keeps its id unused. `RULES` lists them in id order. Severities follow the
+preflight contract: an error is what breaks the skill for an agent (invalid frontmatter,
+a path found nowhere, a code block that cannot parse as written); style and house
+conventions are warnings; notes are info. House conventions read `tree.settings`.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
+import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -16,8 +21,9 @@ from pathlib import PurePosixPath
 import yaml
 
 from evalkit.findings import Finding
+from evalkit.skillcheck.config import Settings
 from evalkit.skillcheck.model import MarkdownDoc, SkillTree
-from evalkit.skillcheck.paths import code_paths, link_path
+from evalkit.skillcheck.paths import code_paths, find_elsewhere, link_path
 
 
 @dataclass(frozen=True)
@@ -25,6 +31,17 @@ class Rule:
     id: str
     name: str
     check: Callable[[SkillTree], Iterator[Finding]]
+    # The severities it reports by default, e.g. "error|warning".
+    levels: str = "error"
+    # The settings this rule reads (table keys), shown by `check-skill --rules`.
+    settings: tuple[str, ...] = ()
+    # Whether the rule runs under the given settings (house conventions start off).
+    switch: Callable[[Settings], bool] | None = None
+
+    def enabled(self, settings: Settings) -> bool:
+        if self.id in settings.disable:
+            return False
+        return self.switch(settings) if self.switch else True
 
     @property
     def doc(self) -> str:
@@ -38,9 +55,9 @@ class Rule:
 RULES: list[Rule] = []
 
 
-def rule(rule_id: str, name: str):
+def rule(rule_id: str, name: str, levels: str, settings: tuple[str, ...] = (), switch=None):
     def register(func: Callable[[SkillTree], Iterator[Finding]]):
-        RULES.append(Rule(rule_id, name, func))
+        RULES.append(Rule(rule_id, name, func, levels, settings, switch))
         return func
 
     return register
@@ -54,9 +71,23 @@ SKILL_MD = PurePosixPath("SKILL.md")
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
 COMPATIBILITY_MAX = 500
-SKILL_MD_MAX_LINES = 200
 ALLOWED_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+def _valid_name(name: str) -> bool:
+    """The reference validator's test: lowercase letters (any script), digits, single
+    inner hyphens, at most 64 characters after NFKC normalization."""
+    name = unicodedata.normalize("NFKC", name.strip())
+    return (
+        1 <= len(name) <= NAME_MAX
+        and name == name.lower()
+        and not name.startswith("-")
+        and not name.endswith("-")
+        and "--" not in name
+        and all(c.isalnum() or c == "-" for c in name)
+    )
+
+
 _WHEN = re.compile(r"\bwhen\b", re.IGNORECASE)
 
 
@@ -68,7 +99,7 @@ def _frontmatter_value(tree: SkillTree, key: str):
 # --- SKILL.md frontmatter -------------------------------------------------------------
 
 
-@rule("SK001", "frontmatter")
+@rule("SK001", "frontmatter", "error")
 def check_frontmatter(tree: SkillTree) -> Iterator[Finding]:
     """SKILL.md starts with a YAML frontmatter mapping between two `---` lines.
 
@@ -88,9 +119,9 @@ def check_frontmatter(tree: SkillTree) -> Iterator[Finding]:
         )
 
 
-@rule("SK002", "name-format")
+@rule("SK002", "name-format", "error")
 def check_name(tree: SkillTree) -> Iterator[Finding]:
-    """`name` is present: a string of 1-64 lowercase letters, digits and single hyphens.
+    """`name` is present: 1-64 lowercase letters (any script), digits and single hyphens.
 
     Why: the Agent Skills spec uses the name as the install directory and identifier; no
     leading, trailing or doubled hyphen.
@@ -104,13 +135,13 @@ def check_name(tree: SkillTree) -> Iterator[Finding]:
         yield _finding("SK002", "error", "frontmatter has no 'name'", SKILL_MD, line, fix, "name")
     elif not isinstance(name, str):
         yield _finding("SK002", "error", "'name' must be a string", SKILL_MD, line, fix, "name")
-    elif not 1 <= len(name) <= NAME_MAX or not _NAME.match(name):
+    elif not _valid_name(name):
         yield _finding(
             "SK002", "error", f"invalid skill name {name!r}", SKILL_MD, line, fix, "name"
         )
 
 
-@rule("SK003", "name-directory")
+@rule("SK003", "name-directory", "warning")
 def check_name_matches_directory(tree: SkillTree) -> Iterator[Finding]:
     """`name` differs from the directory name (warning).
 
@@ -120,7 +151,7 @@ def check_name_matches_directory(tree: SkillTree) -> Iterator[Finding]:
     Fix: none needed for a checkout; for an installed copy rename the directory.
     """
     name, line = _frontmatter_value(tree, "name")
-    if isinstance(name, str) and _NAME.match(name) and tree.root.resolve().name != name:
+    if isinstance(name, str) and _valid_name(name) and tree.root.resolve().name != name:
         yield _finding(
             "SK003",
             "warning",
@@ -132,7 +163,7 @@ def check_name_matches_directory(tree: SkillTree) -> Iterator[Finding]:
         )
 
 
-@rule("SK004", "description-format")
+@rule("SK004", "description-format", "error")
 def check_description(tree: SkillTree) -> Iterator[Finding]:
     """`description` is present: a non-empty string of at most 1024 characters.
 
@@ -154,9 +185,12 @@ def check_description(tree: SkillTree) -> Iterator[Finding]:
     yield _finding("SK004", "error", message, SKILL_MD, line, fix, "description")
 
 
-@rule("SK005", "description-when")
+@rule("SK005", "description-when", "warning", ("require-when",), lambda s: s.require_when)
 def check_description_says_when(tree: SkillTree) -> Iterator[Finding]:
-    """`description` says when to use the skill: it contains the word "when".
+    """`description` says when to use the skill (house convention, `require-when`).
+
+    On with `require-when = true`: the description contains the word "when". A warning
+    unless the settings raise its severity.
 
     Why: agents match the user's request against the description; a "Use when ..."
     clause carries the trigger phrases. The heuristic is deliberately simple: the word
@@ -167,7 +201,7 @@ def check_description_says_when(tree: SkillTree) -> Iterator[Finding]:
     if isinstance(text, str) and text.strip() and not _WHEN.search(text):
         yield _finding(
             "SK005",
-            "error",
+            "warning",
             "'description' does not say when to use the skill (no 'when')",
             SKILL_MD,
             line,
@@ -176,12 +210,15 @@ def check_description_says_when(tree: SkillTree) -> Iterator[Finding]:
         )
 
 
-@rule("SK006", "frontmatter-fields")
+@rule("SK006", "frontmatter-fields", "error|warning")
 def check_frontmatter_fields(tree: SkillTree) -> Iterator[Finding]:
     """Only the spec's fields appear, with the spec's types.
 
     Allowed: name, description, license, compatibility (string, <= 500 characters),
-    metadata (mapping of string to string), allowed-tools.
+    metadata (mapping of string to string), allowed-tools. Unknown fields and a bad
+    `compatibility` are errors, as in the reference validator; a `metadata` value that is
+    not a string or an `allowed-tools` list is a warning (the validator reads them as
+    strings).
     Why: other fields are rejected by the spec's validator and ignored by agents.
     Fix: remove the field or move it under `metadata:`.
     """
@@ -219,7 +256,7 @@ def check_frontmatter_fields(tree: SkillTree) -> Iterator[Finding]:
         ):
             yield _finding(
                 "SK006",
-                "error",
+                "warning",
                 "'metadata' must map strings to strings",
                 SKILL_MD,
                 lines.get("metadata", 1),
@@ -229,7 +266,7 @@ def check_frontmatter_fields(tree: SkillTree) -> Iterator[Finding]:
     if "allowed-tools" in data and not isinstance(data["allowed-tools"], str):
         yield _finding(
             "SK006",
-            "error",
+            "warning",
             "'allowed-tools' must be a space-separated string",
             SKILL_MD,
             lines.get("allowed-tools", 1),
@@ -241,22 +278,22 @@ def check_frontmatter_fields(tree: SkillTree) -> Iterator[Finding]:
 # --- SKILL.md size ---------------------------------------------------------------------
 
 
-@rule("SK007", "skill-md-length")
+@rule("SK007", "skill-md-length", "warning", ("max-lines",))
 def check_skill_md_length(tree: SkillTree) -> Iterator[Finding]:
-    """SKILL.md has at most 200 lines.
+    """SKILL.md has at most `max-lines` lines (default 500, the spec's recommendation).
 
     Why: SKILL.md is loaded whole whenever the skill triggers; detail belongs in
     references/ files that are read on demand (progressive disclosure).
     Fix: move detail into a references/ file and link it from SKILL.md.
     """
-    count = tree.skill_md.line_count
-    if count > SKILL_MD_MAX_LINES:
+    count, limit = tree.skill_md.line_count, tree.settings.max_lines
+    if count > limit:
         yield _finding(
             "SK007",
-            "error",
-            f"SKILL.md has {count} lines, more than {SKILL_MD_MAX_LINES}",
+            "warning",
+            f"SKILL.md has {count} lines, more than {limit}",
             SKILL_MD,
-            SKILL_MD_MAX_LINES + 1,
+            limit + 1,
             "move detail into references/ and link to it",
         )
 
@@ -264,14 +301,22 @@ def check_skill_md_length(tree: SkillTree) -> Iterator[Finding]:
 # --- paths -----------------------------------------------------------------------------
 
 
-@rule("SK008", "link-target")
+def _elsewhere(tree: SkillTree, rel: PurePosixPath) -> tuple[str, str] | None:
+    """Where outside the skill `rel` exists (repository, then siblings), or None."""
+    return find_elsewhere(tree.root, rel)
+
+
+@rule("SK008", "link-target", "error|warning|info")
 def check_link_targets(tree: SkillTree) -> Iterator[Finding]:
-    """Every relative link target in a markdown file exists, inside the skill.
+    """Every relative link target in a markdown file resolves.
 
     Targets resolve relative to the file holding the link (anchors and queries dropped);
-    URLs, bare `#anchors` and absolute paths are not checked.
-    Why: a broken link sends the agent to a file that is not there; a link out of the skill
-    directory breaks once the skill is installed on its own.
+    URLs, bare `#anchors` and absolute paths are not checked. A target found nowhere is an
+    error. One that resolves from the file but lies outside the skill is a note (info):
+    it works in this repository, not in a copy of the skill alone. One that does not
+    resolve from the file but exists in the repository or a sibling folder is a warning
+    with the path that does resolve.
+    Why: a broken link sends the agent to a file that is not there.
     Fix: correct the path, or add the missing file.
     """
     for doc in tree.docs:
@@ -280,16 +325,29 @@ def check_link_targets(tree: SkillTree) -> Iterator[Finding]:
             if target is None:
                 continue
             rel = doc.rel.parent / target
-            if not tree.inside(rel):
+            if tree.exists(rel):
+                if not tree.inside(rel):
+                    yield _finding(
+                        "SK008",
+                        "info",
+                        f"link {link.target!r} resolves outside the skill directory",
+                        doc.rel,
+                        link.line,
+                        "fine inside this repository; a copy of the skill alone lacks it",
+                    )
+                continue
+            found = _elsewhere(tree, _normalize(rel)) if tree.inside(rel) else None
+            if found:
                 yield _finding(
                     "SK008",
-                    "error",
-                    f"link {link.target!r} points outside the skill directory",
+                    "warning",
+                    f"link target {link.target!r} does not resolve from this file; "
+                    f"found in {found[0]} at {found[1]}",
                     doc.rel,
                     link.line,
-                    "link only to files inside the skill (installed copies have nothing else)",
+                    "make the link relative to this file",
                 )
-            elif not tree.exists(rel):
+            else:
                 yield _finding(
                     "SK008",
                     "error",
@@ -300,35 +358,70 @@ def check_link_targets(tree: SkillTree) -> Iterator[Finding]:
                 )
 
 
-def _code_path_mentions(doc: MarkdownDoc) -> Iterator[tuple[str, int]]:
+def _code_path_mentions(doc: MarkdownDoc, roots: tuple[str, ...]) -> Iterator[tuple[str, int]]:
     for span in doc.code_spans:
-        for path, _ in code_paths(span.text):
+        for path, _ in code_paths(span.text, roots):
             yield path, span.line
     for fence in doc.fences:
-        for path, offset in code_paths(fence.body):
+        for path, offset in code_paths(fence.body, roots):
             yield path, fence.body_line + offset
 
 
-@rule("SK009", "code-path")
-def check_code_paths(tree: SkillTree) -> Iterator[Finding]:
-    """Every repo path named in code exists, relative to the skill root.
+_DIR_WORD = re.compile(r"^\.?/?[\w.-]+(?:/[\w.-]+)+/?$")
 
-    Counts words in inline code spans and fenced blocks (any language) that start with
-    references/, recipes/, scripts/, tools/, tests/ or schemas/ (or `./` and one of those);
-    trailing punctuation, `:line` suffixes and `#anchors` are dropped, `{a,b}` lists are
-    expanded, and words with `<...>` placeholders, globs (`*`, `?`) or `$` variables are
-    skipped.
+
+def _under_nearby_dir(tree: SkillTree, doc: MarkdownDoc, line: int, rel: PurePosixPath):
+    """(label, path) when `rel` exists under a folder named in another code span on the
+    same line, as in "`examples/x` (`scripts/run.sh`)"; else None."""
+    for span in doc.code_spans:
+        word = span.text.strip()
+        if span.line != line or not _DIR_WORD.match(word):
+            continue
+        joined = _normalize(PurePosixPath(word) / rel)
+        if tree.inside(joined) and tree.exists(joined):
+            return f"the folder `{word}` named on the same line", str(joined)
+        found = _elsewhere(tree, joined)
+        if found:
+            return f"the folder `{word}` named on the same line, in {found[0]}", found[1]
+    return None
+
+
+@rule("SK009", "code-path", "error|info")
+def check_code_paths(tree: SkillTree) -> Iterator[Finding]:
+    """Every path named in code resolves: in the skill, the repository, or a sibling.
+
+    Counts words in inline code spans and fenced blocks (any language) that start with one
+    of the skill's own top-level folders or the spec's scripts/, references/, assets/ (or
+    `./` and one of those); trailing punctuation, `:line` suffixes and `#anchors` are
+    dropped, `{a,b}` lists are expanded, and words with `<...>` placeholders, globs (`*`,
+    `?`) or `$` variables are skipped. A path not in the skill is looked up in each folder
+    from the skill's parent up to the repository root (the nearest `.git`), then in the
+    skill's sibling folders, then under a folder named in another code span on the same
+    line. Found there: a note (info) saying where. Found nowhere: error.
     Why: commands and file names in code are copied verbatim by agents.
     Fix: correct the path, or add the missing file.
     """
     for doc in tree.docs:
-        for path, line in _code_path_mentions(doc):
+        for path, line in _code_path_mentions(doc, tree.path_roots):
             rel = PurePosixPath(path)
-            if not tree.inside(rel) or not tree.exists(rel):
+            if tree.inside(rel) and tree.exists(rel):
+                continue
+            found = _elsewhere(tree, _normalize(rel)) if tree.inside(rel) else None
+            found = found or _under_nearby_dir(tree, doc, line, rel)
+            if found:
+                yield _finding(
+                    "SK009",
+                    "info",
+                    f"path {path!r} is not in the skill; found in {found[0]} at {found[1]}",
+                    doc.rel,
+                    line,
+                    "fine where the skill runs from this repository",
+                )
+            else:
                 yield _finding(
                     "SK009",
                     "error",
-                    f"path {path!r} does not exist in the skill",
+                    f"path {path!r} does not exist in the skill, the repository or a sibling",
                     doc.rel,
                     line,
                     "paths in code are relative to the skill root: fix it or add the file",
@@ -338,9 +431,9 @@ def check_code_paths(tree: SkillTree) -> Iterator[Finding]:
 REFERENCES = PurePosixPath("references")
 
 
-def _mentions(doc: MarkdownDoc) -> set[PurePosixPath]:
+def _mentions(doc: MarkdownDoc, roots: tuple[str, ...]) -> set[PurePosixPath]:
     """Skill-root-relative paths a document names, by link or in code."""
-    named = {PurePosixPath(p) for p, _ in _code_path_mentions(doc)}
+    named = {PurePosixPath(p) for p, _ in _code_path_mentions(doc, roots)}
     for link in doc.links:
         target = link_path(link.target)
         if target is not None:
@@ -359,27 +452,27 @@ def _normalize(rel: PurePosixPath) -> PurePosixPath:
     return PurePosixPath(*parts) if parts else PurePosixPath(".")
 
 
-@rule("SK010", "references-depth")
+@rule("SK010", "references-depth", "warning")
 def check_reference_depth(tree: SkillTree) -> Iterator[Finding]:
     """References are one level deep from SKILL.md.
 
-    Three parts: (1) markdown files under references/ sit directly in it, with no
-    subfolders (error); (2) a references/ file does not link to a markdown file in a
-    subfolder of references/ (error); (3) every references/*.md file is named by SKILL.md,
-    as a link or a path in code (warning), so no reference is reachable only through
-    another one.
+    Three parts, all warnings (the spec recommends, it does not require): (1) markdown
+    files under references/ sit directly in it, with no subfolders; (2) a references/
+    file does not link to a markdown file in a subfolder of references/; (3) every
+    references/*.md file is named by SKILL.md, as a link or a path in code, so no
+    reference is reachable only through another one.
     Why: agents read SKILL.md whole but often only skim a file it points to; a fact two
     hops away is easily missed.
     Fix: flatten the folder and link each reference from SKILL.md.
     """
-    named_by_skill = _mentions(tree.skill_md)
+    named_by_skill = _mentions(tree.skill_md, tree.path_roots)
     for doc in tree.docs:
         if doc.rel.parts[0:1] != ("references",) or doc.rel.suffix != ".md":
             continue
         if doc.rel.parent != REFERENCES:
             yield _finding(
                 "SK010",
-                "error",
+                "warning",
                 "reference file is in a subfolder of references/",
                 doc.rel,
                 1,
@@ -398,7 +491,7 @@ def check_reference_depth(tree: SkillTree) -> Iterator[Finding]:
             ):
                 yield _finding(
                     "SK010",
-                    "error",
+                    "warning",
                     f"links to {str(rel)!r}, a reference two levels deep",
                     doc.rel,
                     link.line,
@@ -415,41 +508,36 @@ def check_reference_depth(tree: SkillTree) -> Iterator[Finding]:
             )
 
 
-# --- stale names -----------------------------------------------------------------------
-
-# Written in pieces so that this file passes its own check.
-STALE_NAMES = (
-    "aa" + "_gym",
-    "gym" + "_gdpval",
-    "gym" + "_mrcr",
-    "nel-" + "gdpval.sh",
-    "gym-" + "gdpval.md",
-)
-# Whole tokens only: `nemo_gym_gdpval_stirrup_agent` (a metric name) is not stale.
-_STALE = re.compile(
-    r"(?<![A-Za-z0-9_-])(" + "|".join(re.escape(n) for n in STALE_NAMES) + r")(?![A-Za-z0-9_-])"
-)
+# --- retired names ---------------------------------------------------------------------
 
 
-@rule("SK011", "stale-name")
+@rule("SK011", "retired-name", "warning", ("retired-names",), lambda s: bool(s.retired_names))
 def check_stale_names(tree: SkillTree) -> Iterator[Finding]:
-    """No text file uses a retired name (old folder, script and reference names).
+    """No text file uses a retired name (house convention, `retired-names`).
 
-    Matched as whole tokens, so longer identifiers that contain one (metric names such as
-    the GDPVal agent's) are fine.
+    Off while the `retired-names` list is empty, as it is by default. Matched as whole
+    tokens, so longer identifiers that contain one are fine. The file
+    that lists the names is not scanned.
     Why: the old files are gone; an agent following an old name finds nothing, or an
     outdated copy elsewhere.
-    Fix: use the current name: scripts/nel-gym.sh, references/gym.md, recipes/tasks/gym/.
+    Fix: use the current name.
     """
+    names = tree.settings.retired_names
+    pattern = re.compile(
+        r"(?<![A-Za-z0-9_-])(" + "|".join(re.escape(n) for n in names) + r")(?![A-Za-z0-9_-])"
+    )
+    listing = tree.settings.config_file
     for text_file in tree.text_files:
-        if _STALE.search(text_file.text) is None:
+        if listing is not None and (tree.root / text_file.rel).resolve() == listing.resolve():
+            continue
+        if pattern.search(text_file.text) is None:
             continue
         for number, line in enumerate(text_file.text.splitlines(), start=1):
-            for match in _STALE.finditer(line):
+            for match in pattern.finditer(line):
                 yield _finding(
                     "SK011",
-                    "error",
-                    f"stale name {match.group(1)!r}",
+                    "warning",
+                    f"retired name {match.group(1)!r}",
                     text_file.rel,
                     number,
                     "use the current file or folder name",
@@ -481,9 +569,53 @@ def _yaml_problem(text: str) -> tuple[str, int] | None:
     return None
 
 
-@rule("SK012", "yaml-block")
+# Documentation elides with `...` and annotates JSON with `//`: such a block is a sketch,
+# not broken code. Each `_without_*` removes only those marks, so a block that still
+# fails to parse afterwards has a real error.
+_ELLIPSIS_LINE = re.compile(r"^[ \t]*(?:\.\.\.|\u2026)[ \t]*(?:#.*)?$", re.M)
+_ELLIPSIS_ITEM = re.compile(r",\s*(?:\.\.\.|\u2026)(?=\s*[,)\]}])")
+_ELLIPSIS_ONLY = re.compile(r"([\[{(])\s*(?:\.\.\.|\u2026)\s*([\]})])")
+_JSON_COMMENT = re.compile(r"(?:(?<=[\s,\[{])|^)//[^\n]*", re.M)
+
+
+def _without_elisions(text: str) -> str:
+    text = _ELLIPSIS_LINE.sub("", text)
+    text = _ELLIPSIS_ITEM.sub("", text)
+    return _ELLIPSIS_ONLY.sub(r"\1\2", text)
+
+
+def _json_sketch_parses(text: str) -> str | None:
+    """What makes a JSON block a sketch ("comments", "elisions", "a fragment") when it
+    parses once that is removed, else None."""
+    marks = []
+    cleaned = _JSON_COMMENT.sub("", text)
+    if cleaned != text:
+        marks.append("comments")
+    elided = _without_elisions(cleaned)
+    if elided != cleaned:
+        marks.append("elisions")
+    elided = re.sub(r",(\s*[\]}])", r"\1", elided)  # the comma before a removed item
+    for candidate, extra in ((elided, None), ("{" + elided + "}", "a fragment")):
+        try:
+            json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        marks += [extra] if extra else []
+        return " and ".join(marks) if marks else None
+    lines = [line for line in elided.splitlines() if line.strip()]
+    try:
+        for line in lines:
+            json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    return " and ".join([*marks, "one value per line (JSON Lines)"]) if len(lines) > 1 else None
+
+
+@rule("SK012", "yaml-block", "error|warning")
 def check_yaml_blocks(tree: SkillTree) -> Iterator[Finding]:
     """Fenced `yaml`/`yml` blocks parse (all documents; a pasteable fragment must parse too).
+
+    A block that parses once its `...` elision lines are removed is a sketch: a warning.
 
     Why: agents paste these blocks into configs; a block that does not parse makes a
     config that does not load.
@@ -493,7 +625,16 @@ def check_yaml_blocks(tree: SkillTree) -> Iterator[Finding]:
         for fence in doc.fences:
             if fence.language in YAML_LANGUAGES:
                 problem = _yaml_problem(fence.body)
-                if problem:
+                if problem and _yaml_problem(_without_elisions(fence.body)) is None:
+                    yield _finding(
+                        "SK012",
+                        "warning",
+                        "yaml block does not parse as written: it elides with `...`",
+                        doc.rel,
+                        fence.body_line + problem[1],
+                        "write the full YAML, or mark the block `text`",
+                    )
+                elif problem:
                     yield _finding(
                         "SK012",
                         "error",
@@ -505,43 +646,111 @@ def check_yaml_blocks(tree: SkillTree) -> Iterator[Finding]:
 
 
 _BASH_LINE = re.compile(r"line (\d+): (.*)")
+# `<name>` as written in documentation: a word in angle brackets, not `<<`, `<(` or `< file`.
+_PLACEHOLDER = re.compile(r"(?<![<\w])<([A-Za-z_][\w.:/-]*)>(?!>)")
 
 
-@rule("SK013", "shell-block")
+def _bash_n(text: str) -> tuple[int, str] | None:
+    """(0-based line offset, message) of bash's first syntax error, or None when it parses."""
+    proc = subprocess.run(["bash", "-n"], input=text, capture_output=True, text=True, check=False)
+    if proc.returncode == 0:
+        return None
+    first = next((ln for ln in proc.stderr.splitlines() if ln.strip()), "syntax error")
+    match = _BASH_LINE.search(first)
+    offset = _last_offset(text, int(match.group(1)) - 1 if match else 0)
+    return offset, match.group(2) if match else first
+
+
+def _unquoted_placeholders(text: str) -> list[tuple[str, int]]:
+    """`<name>` words outside quotes and comments, with their 0-based line offset; bash
+    reads those as redirections. (Here-document bodies are not told apart.)"""
+    found: list[tuple[str, int]] = []
+    for offset, line in enumerate(text.splitlines()):
+        quote, i = "", 0
+        while i < len(line):
+            ch = line[i]
+            if quote:
+                if ch == quote:
+                    quote = ""
+                elif ch == "\\" and quote == '"':
+                    i += 1
+            elif ch in "'\"":
+                quote = ch
+            elif ch == "\\":
+                i += 1
+            elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+                break
+            elif ch == "<":
+                match = _PLACEHOLDER.match(line, i)
+                if match and (i == 0 or line[i - 1] != "<"):
+                    found.append((match.group(1), offset))
+                    i = match.end()
+                    continue
+            i += 1
+    return found
+
+
+@rule("SK013", "shell-block", "error|warning")
 def check_shell_blocks(tree: SkillTree) -> Iterator[Finding]:
     """Fenced `bash`/`sh`/`shell` blocks pass `bash -n` (syntax only, nothing runs).
 
+    With every `<placeholder>` filled in, a block that still fails is an error. A block
+    with `<placeholder>` words outside quotes gets one warning: bash reads them as
+    redirections, so the block does not run as written even when it parses.
     Why: a command with an unbalanced quote or `if` fails on the user's machine, often
-    after a long setup.
-    Fix: correct the syntax at the reported line; use `console` for transcripts with
-    prompts and output.
+    after a long setup; `--yaml <config.yaml> --yes` redirects instead of passing a file.
+    Fix: correct the syntax at the reported line; write placeholders as `$VAR` (or
+    `"<value>"` in quotes), or mark the block `console` for a template or transcript.
     """
     for doc in tree.docs:
         for fence in doc.fences:
             if fence.language not in SHELL_LANGUAGES:
                 continue
-            proc = subprocess.run(
-                ["bash", "-n"], input=fence.body, capture_output=True, text=True, check=False
+            placeholders = _unquoted_placeholders(fence.body)
+            filled = _PLACEHOLDER.sub(
+                lambda m: "PLACEHOLDER_" + re.sub(r"\W", "_", m.group(1)), fence.body
             )
-            if proc.returncode == 0:
-                continue
-            first = next((ln for ln in proc.stderr.splitlines() if ln.strip()), "syntax error")
-            match = _BASH_LINE.search(first)
-            offset = _last_offset(fence.body, int(match.group(1)) - 1 if match else 0)
-            message = match.group(2) if match else first
-            yield _finding(
-                "SK013",
-                "error",
-                f"shell block fails bash -n: {message}",
-                doc.rel,
-                fence.body_line + offset,
-                "fix the shell syntax, or mark the block `console`/`text`",
-            )
+            problem = _bash_n(filled)
+            if problem is not None:
+                yield _finding(
+                    "SK013",
+                    "error",
+                    f"shell block fails bash -n: {problem[1]}",
+                    doc.rel,
+                    fence.body_line + problem[0],
+                    "fix the shell syntax, or mark the block `console`/`text`",
+                )
+            elif placeholders:
+                names = list(dict.fromkeys(f"<{name}>" for name, _ in placeholders))
+                listed = ", ".join(names[:3]) + (" ..." if len(names) > 3 else "")
+                yield _finding(
+                    "SK013",
+                    "warning",
+                    f"shell block does not run as written: bash reads {listed} as redirection",
+                    doc.rel,
+                    fence.body_line + placeholders[0][1],
+                    "write placeholders as $VAR (e.g. $MODEL) or mark the block `console`",
+                )
 
 
-@rule("SK014", "python-block")
+# Top-level `await` is how asyncio REPLs and notebooks run async examples.
+_PY_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(text, "<block>", "exec", flags=_PY_FLAGS, dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+@rule("SK014", "python-block", "error|warning")
 def check_python_blocks(tree: SkillTree) -> Iterator[Finding]:
     """Fenced `python`/`py` blocks compile.
+
+    A block that compiles once `...` elisions (`f(a, ...)`, a `...` line) and
+    `<placeholder>` words are taken out is a sketch: a warning.
 
     Why: snippets are run as written; a syntax error wastes a round trip.
     Fix: correct the syntax at the reported line.
@@ -551,21 +760,29 @@ def check_python_blocks(tree: SkillTree) -> Iterator[Finding]:
             if fence.language not in PYTHON_LANGUAGES:
                 continue
             try:
-                compile(fence.body, str(doc.rel), "exec", dont_inherit=True)
+                compile(fence.body, str(doc.rel), "exec", flags=_PY_FLAGS, dont_inherit=True)
             except SyntaxError as err:
+                sketch = _PLACEHOLDER.sub(lambda m: m.group(1).replace(".", "_"), fence.body)
+                sketch_ok = _compiles(_without_elisions(sketch))
                 yield _finding(
                     "SK014",
-                    "error",
-                    f"python block does not compile: {err.msg}",
+                    "warning" if sketch_ok else "error",
+                    "python block does not compile as written: it elides with `...` or "
+                    "`<placeholder>`"
+                    if sketch_ok
+                    else f"python block does not compile: {err.msg}",
                     doc.rel,
                     fence.body_line + _last_offset(fence.body, (err.lineno or 1) - 1),
                     "fix the Python syntax, or mark the block `text`",
                 )
 
 
-@rule("SK015", "json-block")
+@rule("SK015", "json-block", "error|warning")
 def check_json_blocks(tree: SkillTree) -> Iterator[Finding]:
     """Fenced `json` blocks parse as strict JSON (no comments, no trailing commas).
+
+    A block that parses once `//` comments and `...` elisions are removed, or once wrapped
+    in braces (a `"key": {...}` fragment), is a sketch: a warning.
 
     Why: JSON shown in the docs is copied into files that strict parsers read.
     Fix: correct the JSON, or mark the block `jsonc`/`text` if it is annotated.
@@ -577,10 +794,13 @@ def check_json_blocks(tree: SkillTree) -> Iterator[Finding]:
             try:
                 json.loads(fence.body)
             except json.JSONDecodeError as err:
+                sketch = _json_sketch_parses(fence.body)
                 yield _finding(
                     "SK015",
-                    "error",
-                    f"json block does not parse: {err.msg}",
+                    "warning" if sketch else "error",
+                    f"json block does not parse as written: it has {sketch}"
+                    if sketch
+                    else f"json block does not parse: {err.msg}",
                     doc.rel,
                     fence.body_line + _last_offset(fence.body, err.lineno - 1),
                     "fix the JSON, or mark the block `jsonc` if it carries comments",
@@ -592,7 +812,7 @@ def check_json_blocks(tree: SkillTree) -> Iterator[Finding]:
 EXAMPLES = PurePosixPath("recipes/examples")
 
 
-@rule("SK016", "example-yaml")
+@rule("SK016", "example-yaml", "error")
 def check_example_configs(tree: SkillTree) -> Iterator[Finding]:
     """Every YAML file under recipes/examples/ parses.
 

@@ -1,7 +1,10 @@
 """A job script rendered by the launcher's dry-run is not valid bash.
 
 ## What it does
-With `--with-launcher`, runs `bash -n` on each rendered sbatch script.
+With `--with-launcher`, runs `bash -n` on each file the dry-run prints (the sbatch
+`run.sub` of each task, or the local executor's `run.sh`), each as a whole, and on the
+`pre_cmd`/`post_cmd` files they embed. The finding names the script, the line within it
+and that line's text.
 
 ## Why is this bad
 A stray quote or an unterminated heredoc in a command only breaks once the job starts
@@ -24,10 +27,12 @@ def check(ctx):
     result = ctx.launcher
     if result is None:
         return
-    for index, message in result.syntax_errors:
+    for failure in result.syntax_errors:
+        where = f" at line {failure.line}" if failure.line is not None else ""
+        shown = f"; the line reads: {failure.source[:160]}" if failure.source else ""
         yield Hit(
             (),
-            f"rendered script {index} fails `bash -n`: {message}",
+            f"rendered script {failure.script} fails `bash -n`{where}: {failure.message}{shown}",
             line=1,
             fix="balance the quotes/heredocs of the command it names",
         )
