@@ -153,8 +153,7 @@ def check_sampling(
                 TrustCheck(
                     f"sampling-{key}",
                     NOTE,
-                    f"{key} not readable from the rollouts or the config on one side; "
-                    "not checked",
+                    f"{key} not readable from the rollouts or the config on one side; not checked",
                 )
             )
         else:
@@ -182,7 +181,12 @@ def check_validation(side: str, verdict: str | None, why: list[str]) -> TrustChe
             f"{side} run is {verdict} under evalkit validate" + (f": {shown}" if shown else ""),
             {"verdict": verdict},
         )
-    return TrustCheck(cid, PASS, f"{side} run is valid under evalkit validate", {"verdict": verdict})
+    return TrustCheck(
+        cid,
+        PASS,
+        f"{side} run is valid under evalkit validate",
+        {"verdict": "valid"},
+    )
 
 
 def failures(checks: list[TrustCheck]) -> list[str]:

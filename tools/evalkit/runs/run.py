@@ -12,6 +12,7 @@ from that pass.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 from collections import Counter
@@ -153,20 +154,27 @@ class Run(TaskRun):
 
     @cached_property
     def provenance(self) -> Provenance:
-        settings = self.settings_or_empty
+        """From every config the run kept (nemo-evaluator's run_config.yml has no
+        deployment; the launcher's copy has), then run.sub's deployment srun line (nel
+        0.2.6 slurm executor: `--container-image <deployment.image>` and
+        `--container-mounts <checkpoint_path>:/checkpoint:ro` on one line), then the
+        model name the responses carry."""
+        found = [self.settings_or_empty, *_other_settings(self)]
+        served = next((s.served_model for s in found if s.served_model), None)
+        image = next((s.image for s in found if s.image), None)
+        checkpoint = next((s.checkpoint for s in found if s.checkpoint), None)
         run_sub = _read_run_sub(self.task_dir / "run.sub")
-        served = settings.served_model
+        for line in run_sub.splitlines():
+            mount = _CHECKPOINT_MOUNT.search(line)
+            if mount is None:
+                continue
+            checkpoint = checkpoint or mount.group(1)
+            match = _CONTAINER_IMAGE.search(line)
+            image = image or (match.group(1) if match else None)
+            break
         if served is None and "rollout_pass" in self.__dict__:
             models = self.rollout_pass.models
             served = models.most_common(1)[0][0] if models else None
-        image = settings.image
-        if image is None:
-            match = _CONTAINER_IMAGE.search(run_sub)
-            image = match.group(1) if match else None
-        checkpoint = settings.checkpoint
-        if checkpoint is None:
-            match = _CHECKPOINT_MOUNT.search(run_sub)
-            checkpoint = match.group(1) if match else None
         return Provenance(
             invocation_id=_invocation_id(self.task_dir, run_sub),
             served_model=served,
@@ -200,12 +208,31 @@ def _item_key(rollout: Rollout, mrcr: bool) -> ItemKey:
     return (f"task {rollout.task_index}",)  # no prompt recorded: the index is all we have
 
 
+def _verbatim_in_prompt(text: str, prompt: Any) -> bool:
+    """Whether TEXT occurs in the raw JSON of the request input (either JSON spelling of
+    non-ASCII characters). Searched in the bytes: the prompt is never decoded."""
+    if prompt is None:
+        return False
+    raw = bytes(prompt)
+    for ascii_only in (True, False):
+        needle = json.dumps(text, ensure_ascii=ascii_only)[1:-1].encode("utf-8", "surrogatepass")
+        if needle in raw:
+            return True
+    return False
+
+
 def _fingerprint(rollout: Rollout, mrcr: bool) -> Fingerprint:
+    """Trivially identical responses get no digest: empty ones, and for MRCR an exact
+    copy of the answer or of any other turn of the prompt (a model that reproduces a
+    needle verbatim writes the same bytes in every run; only the choice is sampled)."""
     text = rollout.response_text
-    trivial = not (text or "").strip()
+    body = (text or "").strip()
+    trivial = not body
     if mrcr and not trivial:
-        # An exact answer is the same text in any two good runs: not evidence of reuse.
-        trivial = text.strip() == rollout.expected_answer.strip()
+        prefix = rollout.random_string_to_prepend
+        body = body.removeprefix(prefix)
+        answer = rollout.expected_answer.strip().removeprefix(prefix)
+        trivial = body == answer or _verbatim_in_prompt(body, rollout.request_input)
     digest = None if trivial else _digest(text.encode("utf-8", "surrogatepass"))
     return Fingerprint(rollout.response_id, digest)
 
@@ -258,6 +285,23 @@ def scan_rollouts(path: Path, *, mrcr: bool) -> RolloutPass:
 
 
 # ---- provenance --------------------------------------------------------------------------
+
+
+def _other_settings(run: Run) -> list[RunSettings]:
+    """Settings of the configs after the first (provenance only; a bad one is skipped)."""
+    from evalkit.inputs import load_yaml
+    from evalkit.runs.layout import CONFIG_FILES
+    from evalkit.runs.settings import settings_from
+
+    out = []
+    for name in CONFIG_FILES:
+        path = run.artifacts_dir / name
+        if path.is_file() and path != run.config_path:
+            try:
+                out.append(settings_from([load_yaml(path)], path))
+            except InputError:
+                continue
+    return out
 
 
 def _read_run_sub(path: Path) -> str:

@@ -132,9 +132,9 @@ def _first_string(configs: Sequence[Any], *paths: tuple[str, ...]) -> str | None
     for path in paths:
         for cfg in configs:
             value = _dig(cfg, *path)
-            if isinstance(value, str) and value.strip() and value.strip() != "???":
-                if "${" not in value:
-                    return value.strip()
+            unset = not isinstance(value, str) or value.strip() in ("", "???") or "${" in value
+            if not unset:
+                return value.strip()
     return None
 
 
