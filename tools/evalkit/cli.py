@@ -29,6 +29,7 @@ COMMANDS = {
     "regrade": "evalkit.commands.regrade",
     "validate": "evalkit.commands.validate",
     "compare": "evalkit.commands.compare",
+    "report": "evalkit.commands.report",
     "check-skill": "evalkit.commands.check_skill",
 }
 
