@@ -271,3 +271,24 @@ def test_bad_gate_file_is_one_line_exit_2(run_cli, suites, tmp_path, body, words
     gate.write_text(body)
     code, out, err = run_cli("compare", suites["base"], suites["cand"], "--gate", gate)
     assert code == 2 and out == "" and err.count("\n") == 1 and words in err, err
+
+
+def test_verbatim_copies_of_a_prompt_turn_are_not_reuse(run_cli, suites, mrcr_items, tmp_path):
+    """Two honest runs whose model reproduces a needle verbatim write the same bytes; only
+    which needle it picks is sampled. Such copies are not evidence of reuse."""
+    sides = []
+    for name, seed in (("copy-b", 9), ("copy-c", 10)):
+        run = make_suite(tmp_path / name, mrcr_items, seed=seed, checkpoint=f"/ckpt/{name}")
+        rollouts = run / "nemo_gym.0" / "artifacts" / "evaluator_rollouts.jsonl"
+        records = [json.loads(line) for line in rollouts.read_text().splitlines()]
+        for rec in records:
+            turns = rec["responses_create_params"]["input"]
+            first = next(t["content"] for t in turns if t["role"] == "assistant")
+            text = rec["random_string_to_prepend"] + first
+            rec["response"]["output"][-1]["content"][0]["text"] = text
+        rollouts.write_text("".join(json.dumps(r) + "\n" for r in records))
+        sides.append(run / "nemo_gym.0")
+    _, doc = _compare(run_cli, *sides)
+    reuse = {c["id"]: c for c in doc["trust"]}["response-reuse"]
+    assert reuse["status"] == "pass" and reuse["identical_nontrivial"] == 0
+    assert reuse["identical_verbatim_prompt_copies"] > N_MRCR // 2

@@ -79,6 +79,7 @@ class GymSide:
     provenance: dict[str, Any] = field(default_factory=dict)
     validation: tuple[str, list[str]] | None = None  # (verdict, failing checks) or None
     mixed_sampling: dict[str, list[float]] = field(default_factory=dict)
+    copies_prompt: Callable[[Any], bool] | None = None  # Run.copies_prompt
 
 
 MrcrSide = GymSide  # the name compare used when MRCR was its only paired benchmark
@@ -132,6 +133,7 @@ def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None
         provenance=run.provenance.as_dict(),
         validation=validation,
         mixed_sampling=scan.mixed_sampling,
+        copies_prompt=run.copies_prompt,
     )
 
 
@@ -191,7 +193,12 @@ def trust_checks(base: GymSide, cand: GymSide) -> list[Any]:
                 )
             )
     greedy = base.sampling.get("temperature") == 0 and cand.sampling.get("temperature") == 0
-    checks.append(trust.check_reuse(base.fingerprints, cand.fingerprints, greedy=greedy))
+    copies = None
+    if base.copies_prompt is not None:
+        copies = lambda slot: base.copies_prompt(base.fingerprints[slot])  # noqa: E731
+    checks.append(
+        trust.check_reuse(base.fingerprints, cand.fingerprints, greedy=greedy, copies_prompt=copies)
+    )
     checks += trust.check_provenance(base.provenance, cand.provenance)
     return checks
 

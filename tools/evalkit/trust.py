@@ -9,7 +9,7 @@ report show the same evidence.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,27 +32,41 @@ class TrustCheck:
         return {"id": self.id, "status": self.status, "message": self.message, **self.counts}
 
 
-def check_reuse(base: Mapping, cand: Mapping, *, greedy: bool = False) -> TrustCheck:
+def check_reuse(
+    base: Mapping,
+    cand: Mapping,
+    *,
+    greedy: bool = False,
+    copies_prompt: Callable[[Any], bool] | None = None,
+) -> TrustCheck:
     """Response reuse between two runs: fingerprints keyed by (item, rollout index).
 
     Identical response ids always mean the same responses (ids are minted per request).
     Byte-identical non-trivial responses mean reuse when the runs sampled; with greedy
     decoding (temperature 0 on both sides) near-identical checkpoints may legitimately
-    agree, so there they are only noted."""
+    agree, so there they are only noted. `copies_prompt(slot)` says whether the baseline's
+    response at SLOT is a verbatim copy from its prompt (MRCR: a needle reproduced exactly
+    is the same bytes in any run); it is asked only about responses identical on both
+    sides, and those copies are not counted."""
     shared = base.keys() & cand.keys()
-    same_id = same_text = compared = 0
+    same_id = same_text = compared = copies = 0
     for slot in shared:
         b, c = base[slot], cand[slot]
         if b.response_id is not None and b.response_id == c.response_id:
             same_id += 1
         if b.text_digest is not None and c.text_digest is not None:
+            if b.text_digest == c.text_digest:
+                if copies_prompt is not None and copies_prompt(slot):
+                    copies += 1
+                    continue
+                same_text += 1
             compared += 1
-            same_text += b.text_digest == c.text_digest
     counts = {
         "paired_responses": len(shared),
         "identical_response_ids": same_id,
         "compared_nontrivial": compared,
         "identical_nontrivial": same_text,
+        "identical_verbatim_prompt_copies": copies,
     }
     share = same_text / compared if compared else 0.0
     if same_id:

@@ -64,6 +64,7 @@ class Fingerprint:
 
     response_id: str | None
     text_digest: bytes | None  # None: trivially identical (exact answer, or no text)
+    offset: int | None = None  # where the line starts, at or before (MRCR, non-trivial)
 
 
 @dataclass
@@ -147,6 +148,12 @@ class Run(TaskRun):
         """The one pass over evaluator_rollouts.jsonl (InputError on a malformed line)."""
         return scan_rollouts(self.rollouts_path, mrcr=self.is_mrcr)
 
+    def copies_prompt(self, fingerprint: Fingerprint) -> bool:
+        """Whether a fingerprinted response is a verbatim copy from its prompt."""
+        if fingerprint.offset is None:
+            return False
+        return response_copies_prompt(self.rollouts_path, fingerprint.offset)
+
     @cached_property
     def gym_versions(self) -> list[tuple[str, int, str]]:
         """(client log name, line, version) for each version banner in the client logs."""
@@ -214,27 +221,47 @@ def _verbatim_in_prompt(text: str, prompt: Any) -> bool:
     if prompt is None:
         return False
     raw = bytes(prompt)
-    for ascii_only in (True, False):
+    spellings = (True,) if text.isascii() else (True, False)  # ASCII: both spell it alike
+    for ascii_only in spellings:
         needle = json.dumps(text, ensure_ascii=ascii_only)[1:-1].encode("utf-8", "surrogatepass")
         if needle in raw:
             return True
     return False
 
 
-def _fingerprint(rollout: Rollout, mrcr: bool) -> Fingerprint:
+def _fingerprint(rollout: Rollout, mrcr: bool, offset: int) -> Fingerprint:
     """Trivially identical responses get no digest: empty ones, and for MRCR an exact
-    copy of the answer or of any other turn of the prompt (a model that reproduces a
-    needle verbatim writes the same bytes in every run; only the choice is sampled)."""
+    copy of the answer. (A verbatim copy of another turn of the prompt is trivial too,
+    but searching every prompt costs more than the pass: `Run.copies_prompt` checks only
+    the responses that turn out identical on both sides.)"""
     text = rollout.response_text
     body = (text or "").strip()
     trivial = not body
     if mrcr and not trivial:
         prefix = rollout.random_string_to_prepend
-        body = body.removeprefix(prefix)
         answer = rollout.expected_answer.strip().removeprefix(prefix)
-        trivial = body == answer or _verbatim_in_prompt(body, rollout.request_input)
-    digest = None if trivial else _digest(text.encode("utf-8", "surrogatepass"))
-    return Fingerprint(rollout.response_id, digest)
+        trivial = body.removeprefix(prefix) == answer
+    if trivial:
+        return Fingerprint(rollout.response_id, None)
+    digest = _digest(text.encode("utf-8", "surrogatepass"))
+    return Fingerprint(rollout.response_id, digest, offset if mrcr else None)
+
+
+def response_copies_prompt(path: Path, offset: int) -> bool:
+    """Whether the response of the rollout whose line starts at (or after blank lines
+    following) OFFSET is, prefix removed, a verbatim copy of text in its own prompt."""
+    from evalkit.runs.rollouts import _to_rollout, decode_line
+
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        for raw in handle:
+            if raw.strip():
+                break
+        else:
+            return False
+    rollout = _to_rollout(decode_line(raw), 0)
+    body = (rollout.response_text or "").strip().removeprefix(rollout.random_string_to_prepend)
+    return bool(body) and _verbatim_in_prompt(body, rollout.request_input)
 
 
 def scan_rollouts(path: Path, *, mrcr: bool) -> RolloutPass:
@@ -246,6 +273,7 @@ def scan_rollouts(path: Path, *, mrcr: bool) -> RolloutPass:
     seen: set[tuple[int, int]] = set()
 
     def observe():
+        line_start = 0  # bytes read before this line (blank lines may sit in between)
         for r in iter_rollouts(path, result.stats):
             result.records += 1
             if r.incomplete_reason is not None:
@@ -261,12 +289,14 @@ def scan_rollouts(path: Path, *, mrcr: bool) -> RolloutPass:
             if slot not in seen:  # a resumed run's appended copies count once
                 seen.add(slot)
                 item = _item_key(r, mrcr)
-                result.fingerprints.setdefault((item, r.rollout_index), _fingerprint(r, mrcr))
+                fingerprint = _fingerprint(r, mrcr, line_start)
+                result.fingerprints.setdefault((item, r.rollout_index), fingerprint)
                 if r.reward is not None:
                     result.rewards.append(float(r.reward))
                 if not mrcr:
                     reward = 0.0 if r.reward is None else float(r.reward)
                     slot_rewards.setdefault(item, []).append(reward)
+            line_start = result.stats.bytes_read
             yield r
 
     if mrcr:
