@@ -8,6 +8,7 @@ and results.yml-only harness tasks in nemo-evaluator's layout.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -292,3 +293,31 @@ def test_verbatim_copies_of_a_prompt_turn_are_not_reuse(run_cli, suites, mrcr_it
     reuse = {c["id"]: c for c in doc["trust"]}["response-reuse"]
     assert reuse["status"] == "pass" and reuse["identical_nontrivial"] == 0
     assert reuse["identical_verbatim_prompt_copies"] > N_MRCR // 2
+
+
+def test_validate_reports_the_gym_version(run_cli, suites):
+    for task, version in (
+        ("nemo_gym.1", "baked-in 0.2.0rc0"),  # `=== NeMo Gym version ===`, non-git image
+        ("nemo_gym.0", None),  # `=== NeMo Gym commit ===` then the pinned SHA
+    ):
+        code, out, err = run_cli("validate", suites["base"] / task, "--format", "json")
+        checks = {c["id"]: c for c in json.loads(out)["checks"]}
+        assert checks["gym-version"]["status"] == "pass", err
+        if version:
+            assert version in checks["gym-version"]["message"]
+        else:
+            assert re.search(r"[0-9a-f]{40}", checks["gym-version"]["message"])
+
+
+def test_identical_texts_under_greedy_decoding_are_only_noted():
+    from evalkit.runs.run import Fingerprint
+    from evalkit.trust import check_reuse
+
+    base = {(("k", i), 0): Fingerprint(f"b{i}", bytes([i])) for i in range(50)}
+    cand = {(("k", i), 0): Fingerprint(f"c{i}", bytes([i])) for i in range(50)}
+    assert check_reuse(base, cand).status == "fail"
+    assert check_reuse(base, cand, greedy=True).status == "note"
+    # Two or three coincidences in thousands are chance, not reuse.
+    few = {k: Fingerprint(v.response_id, b"x" + v.text_digest) for k, v in cand.items()}
+    few[(("k", 0), 0)] = cand[(("k", 0), 0)]
+    assert check_reuse(base, few).status == "pass"

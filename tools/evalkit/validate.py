@@ -515,7 +515,9 @@ def validate_task(task: Any, expected_override: int | None = None) -> TaskReport
 
 def _gym_version_checks(task: Any) -> list[Check]:
     """The Gym version the bootstrap logged (info: compare needs it equal on both sides)."""
-    version = task.provenance.gym_version
+    from evalkit.runs.run import gym_version
+
+    version = gym_version(task.gym_versions)
     if version is None:
         return []  # gym-pin (MRCR) already says when the banner is missing
     return [passed("gym-version", f"NeMo Gym version {version} (from the client log)")]

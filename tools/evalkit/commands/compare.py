@@ -20,11 +20,23 @@ Verdict with --margin M (points): regression when the interval lies below 0 and 
 delta is below -M; no_regression when the interval's lower bound is >= -M; inconclusive
 otherwise; not_comparable when the variant or sampling differ or < 90 % of items pair.
 Tasks with only results.yml scores are compared unpaired (headline score and stderr).
+
+Trust checks come first: a side whose `evalkit validate` verdict is not valid, different
+sampling (read from the rollouts' responses_create_params, else the config), reused
+responses (same response ids, or byte-identical non-trivial responses), the same
+invocation id or checkpoint path, or different NeMo Gym versions make a pair
+not_comparable. Provenance of each side is shown.
+
+Two invocation directories compare the whole suite: tasks pair by benchmark, Gym tasks
+by item, results.yml tasks unpaired; --gate FILE.yaml gives margins per benchmark and
+the suite gate (pass | fail | inconclusive | not_comparable; exit 0 only for pass);
+--reference FILE.yaml checks the baseline against published scores.
 Read references/compare.md before quoting a result."""
 EXAMPLES = """\
   evalkit compare runs/bf16/nemo_gym.0 runs/nvfp4/nemo_gym.0
   evalkit compare runs/bf16/nemo_gym.0 runs/nvfp4/nemo_gym.0 --margin 0.5 --format json
   evalkit compare <baseline_invocation_dir> <candidate_invocation_dir> --seed 1
+  evalkit compare runs/bf16 runs/nvfp4 --gate gate.yaml --reference published.yaml
 """
 FORMATS = ("text", "json")
 
