@@ -107,8 +107,12 @@ def test_same_run_reindexed_is_reuse_and_not_comparable(tmp_path, run_cli):
     assert doc["n_paired"] == 90
     assert doc["overall"]["delta"] == 0.0 and doc["overall"]["ci95"] == [0.0, 0.0]
     assert doc["verdict"] == "not_comparable" and code == 1
-    reuse = {c["id"]: c for c in doc["trust"]}["response-reuse"]
-    assert reuse["status"] == "fail" and reuse["identical_response_ids"] == 90
+    trust = {c["id"]: c for c in doc["trust"]}
+    assert trust["response-reuse"]["status"] == "fail"
+    assert trust["response-reuse"]["identical_response_ids"] == 90
+    # A copied directory keeps its invocation id (the `<stamp>-<16 hex>` directory name).
+    assert trust["invocation-id"]["status"] == "fail"
+    assert any("same invocation id" in r for r in doc["reasons"])
 
     rb, rc = _rewards_by_index(base), _rewards_by_index(cand)
     wrong = stats.paired_t([100 * rb[i][1] for i in rb], [100 * rc[i][1] for i in rb])

@@ -321,3 +321,23 @@ def test_identical_texts_under_greedy_decoding_are_only_noted():
     few = {k: Fingerprint(v.response_id, b"x" + v.text_digest) for k, v in cand.items()}
     few[(("k", 0), 0)] = cand[(("k", 0), 0)]
     assert check_reuse(base, few).status == "pass"
+
+
+def test_each_rollouts_file_is_streamed_once(suites, monkeypatch):
+    """The run model's promise: validate, pairing, sampling and reuse all read one pass."""
+    from evalkit.runs import run as run_model
+    from evalkit.suite import compare_paths
+
+    passes: dict[str, int] = {}
+    real = run_model.iter_rollouts
+
+    def counting(path, stats=None):
+        for yielded, rollout in enumerate(real(path, stats), start=1):
+            if yielded == 2:  # more than a one-line peek at the agent name
+                passes[str(path)] = passes.get(str(path), 0) + 1
+            yield rollout
+
+    monkeypatch.setattr(run_model, "iter_rollouts", counting)
+    doc = compare_paths(suites["base"], suites["cand"], bootstrap=200)
+    assert doc["kind"] == "suite" and len(passes) == 4  # MRCR and GDPVal on both sides
+    assert set(passes.values()) == {1}
