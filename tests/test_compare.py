@@ -22,6 +22,10 @@ def _items(n: int, seed: int) -> list:
 
 
 def _run(root: Path, name: str, **kwargs) -> Path:
+    # A canary of exactly its items (`++limit=N`), so `evalkit validate` calls it valid:
+    # compare refuses a side that is not. Different seeds make independent runs (their
+    # own invocation id and response draws); the same seed makes a copy.
+    kwargs.setdefault("limit", len(kwargs["items"]) if "items" in kwargs else None)
     return write_mrcr_run(root / name, **kwargs)
 
 
@@ -84,9 +88,10 @@ def test_pairs_by_content_when_candidate_indices_are_shuffled(tmp_path, run_cli)
     assert sum(rb[i][0] != rc[i][0] for i in rb) > 40
 
 
-def test_same_run_reindexed_compares_as_identical(tmp_path, run_cli):
+def test_same_run_reindexed_is_reuse_and_not_comparable(tmp_path, run_cli):
     """The candidate is the baseline's rollouts with task indices permuted (as a run that
-    prepared its items in another order would have): by content the runs are identical."""
+    prepared its items in another order would have): by content the runs are identical,
+    which is exactly why they are not two measurements."""
     items = _items(90, seed=6)
     base = _run(tmp_path, "base", items=items, seed=0, skill=0.5)
     cand = _run(tmp_path, "cand", items=items, seed=0, skill=0.5)
@@ -101,7 +106,13 @@ def test_same_run_reindexed_compares_as_identical(tmp_path, run_cli):
     code, doc = _json(run_cli, base, cand)
     assert doc["n_paired"] == 90
     assert doc["overall"]["delta"] == 0.0 and doc["overall"]["ci95"] == [0.0, 0.0]
-    assert doc["verdict"] == "no_regression" and code == 0
+    assert doc["verdict"] == "not_comparable" and code == 1
+    trust = {c["id"]: c for c in doc["trust"]}
+    assert trust["response-reuse"]["status"] == "fail"
+    assert trust["response-reuse"]["identical_response_ids"] == 90
+    # A copied directory keeps its invocation id (the `<stamp>-<16 hex>` directory name).
+    assert trust["invocation-id"]["status"] == "fail"
+    assert any("same invocation id" in r for r in doc["reasons"])
 
     rb, rc = _rewards_by_index(base), _rewards_by_index(cand)
     wrong = stats.paired_t([100 * rb[i][1] for i in rb], [100 * rc[i][1] for i in rb])
@@ -114,7 +125,7 @@ def test_unpaired_items_are_counted(tmp_path, run_cli):
     items = _items(60, seed=0)
     others = _items(3, seed=99)
     base = _run(tmp_path, "base", items=items, seed=0, skill=0.6)
-    cand = _run(tmp_path, "cand", items=items[:57] + others, seed=0, skill=0.6)
+    cand = _run(tmp_path, "cand", items=items[:57] + others, seed=1, skill=0.6)
     _, doc = _json(run_cli, base, cand)
     assert doc["n_paired"] == 57
     assert doc["n_unpaired_base"] == 3
@@ -126,7 +137,7 @@ def test_unpaired_items_are_counted(tmp_path, run_cli):
 def test_fewer_than_90_percent_paired_is_not_comparable(tmp_path, run_cli):
     items = _items(60, seed=0)
     base = _run(tmp_path, "base", items=items, seed=0)
-    cand = _run(tmp_path, "cand", items=items[:50] + _items(10, seed=98), seed=0)
+    cand = _run(tmp_path, "cand", items=items[:50] + _items(10, seed=98), seed=1)
     code, doc = _json(run_cli, base, cand)
     assert code == 1
     assert doc["verdict"] == "not_comparable" and doc["comparable"] is False
@@ -163,10 +174,39 @@ def test_variant_mismatch_is_not_comparable(tmp_path, run_cli):
     assert any("variant differs" in r for r in doc["reasons"])
 
 
-def test_sampling_mismatch_is_not_comparable(tmp_path, run_cli):
+def _set_rollout_sampling(task: Path, **values) -> None:
+    """Rewrite responses_create_params in the rollouts (None deletes the key)."""
+    rollouts = task / "artifacts" / "evaluator_rollouts.jsonl"
+    records = [json.loads(line) for line in rollouts.read_text().splitlines()]
+    for rec in records:
+        for key, value in values.items():
+            if value is None:
+                rec["responses_create_params"].pop(key, None)
+            else:
+                rec["responses_create_params"][key] = value
+    rollouts.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_sampling_mismatch_is_read_from_the_rollouts(tmp_path, run_cli):
     items = _items(60, seed=0)
     base = _run(tmp_path, "base", items=items, seed=0)
-    cand = _run(tmp_path, "cand", items=items, seed=0)
+    cand = _run(tmp_path, "cand", items=items, seed=1)
+    # What the agent sent wins over the config: the config still says 1.0.
+    _set_rollout_sampling(cand, temperature=0.6)
+    code, doc = _json(run_cli, base, cand)
+    assert code == 1
+    assert doc["verdict"] == "not_comparable"
+    assert any("temperature base 1, candidate 0.6" in r for r in doc["reasons"])
+    assert doc["sampling"]["base"] == {"temperature": 1.0, "top_p": 0.95}
+    assert doc["sampling"]["cand_source"].startswith("rollouts (responses_create_params)")
+
+
+def test_sampling_falls_back_to_the_config(tmp_path, run_cli):
+    items = _items(60, seed=0)
+    base = _run(tmp_path, "base", items=items, seed=0)
+    cand = _run(tmp_path, "cand", items=items, seed=1)
+    for task in (base, cand):
+        _set_rollout_sampling(task, temperature=None, top_p=None)
     config = cand / "artifacts" / "run_config.yml"
     config.write_text(
         config.read_text()
@@ -176,10 +216,9 @@ def test_sampling_mismatch_is_not_comparable(tmp_path, run_cli):
         )
     )
     code, doc = _json(run_cli, base, cand)
-    assert code == 1
-    assert doc["verdict"] == "not_comparable"
+    assert code == 1 and doc["verdict"] == "not_comparable"
     assert any("temperature base 1, candidate 0.6" in r for r in doc["reasons"])
-    assert doc["sampling"]["base"] == {"temperature": 1.0, "top_p": 0.95}
+    assert doc["sampling"]["cand_source"].endswith("run_config.yml")
 
 
 def test_sampling_read_from_gym_override_first():
@@ -204,7 +243,7 @@ def test_sampling_read_from_gym_override_first():
 def test_clear_regression(tmp_path, run_cli):
     items = _items(240, seed=1)
     base = _run(tmp_path, "base", items=items, seed=0, skill=0.9)
-    cand = _run(tmp_path, "cand", items=items, seed=0, skill=0.4)
+    cand = _run(tmp_path, "cand", items=items, seed=1, skill=0.4)
     code, doc = _json(run_cli, base, cand)
     assert code == 1
     assert doc["verdict"] == "regression"
@@ -218,9 +257,11 @@ def test_clear_regression(tmp_path, run_cli):
 
 def test_clear_no_regression(tmp_path, run_cli):
     items = _items(240, seed=2)
-    base = _run(tmp_path, "base", items=items, seed=0, skill=0.5)
-    # Same draws, slightly better model: most items identical, a few improve.
-    cand = _run(tmp_path, "cand", items=items, seed=0, skill=0.55)
+    # Independent runs of two models that know the same items (per-item skill 0.97 or
+    # 0.03), the candidate a little better on the items both know.
+    known = [0.97 if i % 2 else 0.03 for i in range(len(items))]
+    base = _run(tmp_path, "base", items=items, seed=0, skill=known)
+    cand = _run(tmp_path, "cand", items=items, seed=1, skill=[min(1.0, k + 0.02) for k in known])
     code, doc = _json(run_cli, base, cand)
     assert doc["verdict"] == "no_regression" and code == 0
     assert doc["overall"]["ci95"][0] >= -1.0
@@ -311,9 +352,9 @@ def test_text_output_has_table_bars_and_verdict(tmp_path, run_cli):
 def test_artifacts_and_invocation_dirs_are_accepted(tmp_path, run_cli):
     items = _items(30, seed=0)
     base = _run(tmp_path, "base", items=items, seed=0)
-    cand = _run(tmp_path, "cand", items=items, seed=0)
+    cand = _run(tmp_path, "cand", items=items, seed=1)
     _, doc = _json(run_cli, base / "artifacts", cand.parent)
-    assert doc["n_paired"] == 30 and doc["verdict"] == "no_regression"
+    assert doc["n_paired"] == 30 and doc["comparable"] is True
 
 
 def test_unreadable_input_exits_2_with_one_line(tmp_path, run_cli):
@@ -412,20 +453,21 @@ def test_results_only_runs_are_compared_unpaired(tmp_path, run_cli):
     cand = _results_run(tmp_path / "c", "gpqa", 71.0, 0.2)
     code, out, err = run_cli("compare", base.parent, cand.parent, "--format", "json")
     doc = json.loads(out)
-    assert doc["n_paired"] == 0
+    assert doc["kind"] == "suite"
     [row] = doc["tasks"]
-    assert row["task"] == "gpqa" and row["paired"] is False
+    assert row["task"] == "gpqa.0" and row["benchmark"] == "gpqa" and row["paired"] is False
     assert row["metric"] == "gpqa_pass_at_1_symbolic_correct" and row["scale"] == "0-100"
     assert row["delta"] == pytest.approx(-0.2)
     assert row["se"] == pytest.approx(math.sqrt(0.08))  # lower bound -0.2 - 1.96 x 0.283
-    assert row["verdict"] == doc["verdict"] == "no_regression" and code == 0
+    assert row["verdict"] == "no_regression" and doc["gate"] == "pass" and code == 0
 
     code, out, _ = run_cli("compare", base, cand)
     assert "UNPAIRED" in out and "gpqa" in out and code == 0
 
     worse = _results_run(tmp_path / "w", "gpqa", 66.0, 0.3)
     code, out, _ = run_cli("compare", base, worse, "--format", "json")
-    assert json.loads(out)["verdict"] == "regression" and code == 1
+    doc = json.loads(out)
+    assert doc["tasks"][0]["verdict"] == "regression" and doc["gate"] == "fail" and code == 1
 
 
 def test_results_on_a_0_1_scale_are_compared_in_points(tmp_path, run_cli):
@@ -446,8 +488,10 @@ def test_mrcr_against_a_run_without_rollouts_is_not_comparable(tmp_path, run_cli
     other = _results_run(tmp_path / "c", "gpqa", 71.0, 0.3)
     code, out, _ = run_cli("compare", mrcr, other, "--format", "json")
     doc = json.loads(out)
-    assert code == 1 and doc["verdict"] == "not_comparable"
-    assert any("only the baseline has MRCR rollouts" in r for r in doc["reasons"])
+    assert code == 1 and doc["gate"] == "not_comparable"
+    rows = {row["benchmark"]: row for row in doc["tasks"]}
+    assert rows["mrcr"]["reasons"] == ["only in the baseline suite"]
+    assert rows["gpqa"]["reasons"] == ["only in the candidate suite"]
 
 
 def test_mrcr_run_without_rollouts_is_unreadable_input(tmp_path, run_cli):

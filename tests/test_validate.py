@@ -265,6 +265,7 @@ def test_healthy_canary_is_valid_in_text_and_json(tmp_path, run_cli):
         "preemption",
         "log-errors",
         "http-retries",
+        "gym-version",  # info: the version the client log names
     }
     assert all(c["status"] == "pass" for c in checks.values()), checks
     assert "20 of 20" in checks["rollout-count"]["message"]
@@ -520,13 +521,16 @@ def test_bad_middle_line_exits_2_with_one_line(tmp_path, run_cli, payload, words
     assert "evaluator_rollouts.jsonl:6:" in err and words in err
 
 
-def test_missing_path_and_malformed_aggregate_exit_2(tmp_path, run_cli):
+def test_missing_path_exits_2_and_malformed_aggregate_is_invalid(tmp_path, run_cli):
     code, _, err = run_cli("validate", tmp_path / "nope")
     assert code == 2 and "no such file" in err
     task = mrcr_run(tmp_path)
     (task / "artifacts" / "evaluator_rollouts_aggregate_metrics.json").write_text("[{")
-    code, out, err = run_cli("validate", task)
-    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    # The run's own output is broken: a failed check, not a usage error (issue 12).
+    code, doc, checks = validate_json(run_cli, task)
+    assert code == 1 and doc["verdict"] == "invalid"
+    assert checks["aggregate-agreement"]["status"] == "fail"
+    assert "evaluator_rollouts_aggregate_metrics.json" in checks["aggregate-agreement"]["message"]
 
 
 # ------------------------------------------------------------------------- other tasks

@@ -31,6 +31,7 @@ COMMANDS = {
     "status": "evalkit.commands.status",
     "validate": "evalkit.commands.validate",
     "compare": "evalkit.commands.compare",
+    "report": "evalkit.commands.report",
     "check-skill": "evalkit.commands.check_skill",
 }
 

@@ -10,14 +10,14 @@ score and standard error, and the result says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evalkit import stats
 from evalkit.errors import InputError, UsageError
-from evalkit.runs.settings import SAMPLING_KEYS, RunSettings, read_run_settings
+from evalkit.runs.settings import SAMPLING_KEYS, RunSettings
 
 NEEDLE_STRATA = ("2", "4", "8")
 MIN_PAIRED_FRACTION = 0.90
@@ -59,68 +59,89 @@ def combine(verdicts: Iterable[str]) -> str:
     return max(found, key=_SEVERITY.__getitem__) if found else "not_comparable"
 
 
-# ---- reading one MRCR run --------------------------------------------------------------
+# ---- reading one side -------------------------------------------------------------------
 
 
 @dataclass
-class MrcrSide:
-    """What compare needs from one MRCR run: items and the settings that must match."""
+class GymSide:
+    """What compare needs from one NeMo Gym run: items, settings, evidence of provenance."""
 
     path: Path
     agent: str | None
     agents: set[str]
-    items: dict[Key, float]  # content key -> mean reward over its rollouts (0-1)
+    items: dict[Key, float]  # item key -> mean reward over its rollouts (0-1)
     duplicate_keys: int  # distinct task indices sharing one content key (merged)
     rollouts: int
     sampling: dict[str, float]
     sampling_source: str | None
+    benchmark: str = "mrcr"
+    fingerprints: dict = field(default_factory=dict)  # (item, rollout) -> Fingerprint
+    provenance: dict[str, Any] = field(default_factory=dict)
+    validation: tuple[str, list[str]] | None = None  # (verdict, failing checks) or None
+    mixed_sampling: dict[str, list[float]] = field(default_factory=dict)
+    copies_prompt: Callable[[Any], bool] | None = None  # Run.copies_prompt
 
 
-def _tracking_agents(rollouts: Iterable[Any], agents: set[str]) -> Iterator[Any]:
-    for r in rollouts:
-        if r.agent:
-            agents.add(r.agent)
-        yield r
+MrcrSide = GymSide  # the name compare used when MRCR was its only paired benchmark
 
 
 def run_settings(task_run: Any) -> RunSettings:
     """The run's settings; a config that does not parse only costs the sampling check."""
-    try:
-        return read_run_settings(task_run)
-    except InputError:
-        return RunSettings()
+    from evalkit.runs.run import as_run
+
+    return as_run(task_run).settings_or_empty
 
 
-def read_mrcr_side(task_run: Any) -> MrcrSide:
-    from evalkit.mrcr.aggregate import recompute
-    from evalkit.runs.rollouts import iter_rollouts
+def gym_benchmark(run: Any) -> str:
+    """mrcr, gdpval, or the agent's name for another Gym task."""
+    if run.is_mrcr:
+        return "mrcr"
+    agent = run.rollout_pass.first_agent or ""
+    return "gdpval" if "gdpval" in agent else (agent or run.name)
 
-    agents: set[str] = set()
-    agg = recompute(_tracking_agents(iter_rollouts(task_run.rollouts_path), agents))
-    sums: dict[Key, list[float]] = {}
-    for item in agg.per_item:
-        sums.setdefault(item.key, []).append(item.reward)
-    items = {key: math.fsum(v) / len(v) for key, v in sums.items()}
-    duplicate_keys = sum(len(v) - 1 for v in sums.values())
-    settings = run_settings(task_run)
-    sampling = dict(settings.sampling)
-    source = str(settings.config_path) if sampling and settings.config_path else None
+
+def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None) -> GymSide:
+    """One side from the run's single rollout pass. Sampling is what the rollouts sent
+    (responses_create_params), else what the config says."""
+    from evalkit.runs.run import as_run
+
+    run = as_run(task_run)
+    scan = run.rollout_pass
+    settings = run.settings_or_empty
+    agents = set(scan.agents)
+    sampling = dict(scan.sampling)
+    source = "rollouts (responses_create_params)" if sampling else None
+    for key, value in settings.sampling.items():
+        if key not in sampling and key not in scan.mixed_sampling:
+            sampling[key] = value
+            where = str(settings.config_path) if settings.config_path else "config"
+            source = f"{source} + {where}" if source else where
     agent = next(iter(agents)) if len(agents) == 1 else None
     if agent is None and not agents:
         agent = settings.agent
-    return MrcrSide(
-        path=task_run.task_dir,
+    return GymSide(
+        path=run.task_dir,
         agent=agent,
         agents=agents,
-        items=items,
-        duplicate_keys=duplicate_keys,
-        rollouts=agg.rollouts,
+        items=dict(scan.items),
+        duplicate_keys=scan.duplicate_keys,
+        rollouts=scan.mrcr.rollouts if scan.mrcr is not None else len(scan.fingerprints),
         sampling=sampling,
         sampling_source=source,
+        benchmark=gym_benchmark(run),
+        fingerprints=scan.fingerprints,
+        provenance=run.provenance.as_dict(),
+        validation=validation,
+        mixed_sampling=scan.mixed_sampling,
+        copies_prompt=run.copies_prompt,
     )
 
 
-# ---- comparing two MRCR runs ------------------------------------------------------------
+def read_mrcr_side(task_run: Any) -> GymSide:
+    return read_gym_side(task_run)
+
+
+# ---- comparing two Gym runs item by item --------------------------------------------------------
 
 
 @dataclass
@@ -131,15 +152,17 @@ class MrcrComparison:
 
 
 def _stratum_name(key: Key) -> str:
+    if len(key) < 3:
+        return "all"  # items keyed by their prompt: no strata
     return "unknown" if key[1] is None else str(key[1])
 
 
 def pair_items(
-    base: dict[Key, float], cand: dict[Key, float]
+    base: dict[Key, float], cand: dict[Key, float], strata_names: tuple[str, ...] = NEEDLE_STRATA
 ) -> tuple[dict[str, tuple[list[float], list[float]]], int, int]:
     """Join by content key. Returns ({stratum: (base points, cand points)}, unpaired base,
     unpaired cand); scores are converted from 0-1 rewards to points (0-100)."""
-    strata: dict[str, tuple[list[float], list[float]]] = {h: ([], []) for h in NEEDLE_STRATA}
+    strata: dict[str, tuple[list[float], list[float]]] = {h: ([], []) for h in strata_names}
     for key in sorted(base.keys() & cand.keys(), key=repr):
         b, c = strata.setdefault(_stratum_name(key), ([], []))
         b.append(100.0 * base[key])
@@ -147,35 +170,73 @@ def pair_items(
     return strata, len(base.keys() - cand.keys()), len(cand.keys() - base.keys())
 
 
-def compare_mrcr(
-    base: MrcrSide,
-    cand: MrcrSide,
+def trust_checks(base: GymSide, cand: GymSide) -> list[Any]:
+    """Every reason not to believe a delta between these two runs (evalkit.trust)."""
+    from evalkit import trust
+
+    checks = []
+    if base.validation is not None or cand.validation is not None:
+        for side, name in ((base, "baseline"), (cand, "candidate")):
+            verdict, why = side.validation if side.validation else (None, [])
+            checks.append(trust.check_validation(name, verdict, why))
+    checks += trust.check_sampling(
+        base.sampling, cand.sampling, SAMPLING_KEYS, (base.sampling_source, cand.sampling_source)
+    )
+    for side, name in ((base, "base"), (cand, "candidate")):
+        for key, values in side.mixed_sampling.items():
+            shown = ", ".join(f"{v:g}" for v in values)
+            checks.append(
+                trust.TrustCheck(
+                    f"sampling-{key}",
+                    trust.NOTE,
+                    f"{name}: rollouts sent several {key} values ({shown})",
+                )
+            )
+    greedy = base.sampling.get("temperature") == 0 and cand.sampling.get("temperature") == 0
+    copies = None
+    if base.copies_prompt is not None:
+        copies = lambda slot: base.copies_prompt(base.fingerprints[slot])  # noqa: E731
+    checks.append(
+        trust.check_reuse(base.fingerprints, cand.fingerprints, greedy=greedy, copies_prompt=copies)
+    )
+    checks += trust.check_provenance(base.provenance, cand.provenance)
+    return checks
+
+
+def compare_gym(
+    base: GymSide,
+    cand: GymSide,
     *,
-    margin: float = 1.0,
+    margin: float | Callable[[float], float] = 1.0,
     seed: int = 0,
     bootstrap: int = 10_000,
     weighting: str = "sample",
 ) -> MrcrComparison:
-    strata_pairs, unpaired_base, unpaired_cand = pair_items(base.items, cand.items)
+    """Items paired by content, trust checks first, then paired statistics and a verdict.
+
+    `margin` in points, or a function of the baseline's score in points (a relative gate)."""
+    from evalkit import trust
+
+    benchmark = base.benchmark if base.benchmark == cand.benchmark else "mixed"
+    strata_names = NEEDLE_STRATA if benchmark == "mrcr" else ("all",)
+    strata_pairs, unpaired_base, unpaired_cand = pair_items(base.items, cand.items, strata_names)
     n_paired = sum(len(b) for b, _ in strata_pairs.values())
     reasons: list[str] = []
     notes: list[str] = []
+    label = "MRCR variant" if benchmark == "mrcr" else "Gym agent"
 
     if base.agents and cand.agents and base.agents != cand.agents:
         reasons.append(
-            f"MRCR variant differs: base agent {', '.join(sorted(base.agents))}, "
+            f"{label} differs: base agent {', '.join(sorted(base.agents))}, "
             f"candidate agent {', '.join(sorted(cand.agents))}"
         )
     elif base.agent and cand.agent and base.agent != cand.agent:
-        reasons.append(f"MRCR variant differs: base {base.agent}, candidate {cand.agent}")
+        reasons.append(f"{label} differs: base {base.agent}, candidate {cand.agent}")
     elif base.agent is None or cand.agent is None:
         notes.append("variant (agent name) not readable on one side; not checked")
-    for key in SAMPLING_KEYS:
-        b, c = base.sampling.get(key), cand.sampling.get(key)
-        if b is not None and c is not None and b != c:
-            reasons.append(f"sampling differs: {key} base {b:g}, candidate {c:g}")
-        elif b is None or c is None:
-            notes.append(f"{key} not readable from the config on one side; not checked")
+    checks = trust_checks(base, cand)
+    reasons += trust.failures(checks)
+    notes += [c.message for c in checks if c.status == trust.NOTE]
     largest = max(len(base.items), len(cand.items))
     fraction = n_paired / largest if largest else 0.0
     if fraction < MIN_PAIRED_FRACTION:
@@ -195,6 +256,8 @@ def compare_mrcr(
         strata_pairs, weighting=weighting, seed=seed, bootstrap=bootstrap, permutations=bootstrap
     )
     overall = _summary_dict(result.overall)
+    if callable(margin):
+        margin = margin(result.overall.base)
     if reasons:
         verdict = "not_comparable"
     else:
@@ -202,7 +265,7 @@ def compare_mrcr(
         reasons.append(why)
 
     document = {
-        "benchmark": "mrcr",
+        "benchmark": benchmark,
         "comparable": verdict != "not_comparable",
         "n_paired": n_paired,
         "n_unpaired_base": unpaired_base,
@@ -237,11 +300,16 @@ def compare_mrcr(
         },
         "rollouts": {"base": base.rollouts, "cand": cand.rollouts},
         "paths": {"base": str(base.path), "cand": str(cand.path)},
+        "provenance": {"base": base.provenance, "cand": cand.provenance},
+        "trust": [c.as_dict() for c in checks],
         "verdict": verdict,
         "reasons": reasons,
         "notes": notes,
     }
     return MrcrComparison(document, verdict, reasons)
+
+
+compare_mrcr = compare_gym  # the name from when MRCR was the only paired benchmark
 
 
 def _summary_dict(s: stats.PairedSummary) -> dict[str, Any]:
@@ -365,9 +433,7 @@ def compare_headlines(
 
 def _mrcr_runs(task_runs: list[Any]) -> list[Any]:
     """MRCR task runs (other Gym tasks, e.g. GDPVal, also write rollouts: not these)."""
-    from evalkit.scores import is_mrcr
-
-    found = [t for t in task_runs if is_mrcr(t)]
+    found = [t for t in task_runs if t.is_mrcr]
     for t in found:
         if not t.rollouts_path.is_file():
             raise InputError(
@@ -394,22 +460,33 @@ def compare_runs(
     bootstrap: int = 10_000,
     weighting: str = "sample",
     headlines: Any = None,
+    validation: Any = None,
 ) -> dict[str, Any]:
-    """The full compare document for two run paths (invocation, task or artifacts dir).
+    """The full compare document for two run paths (invocation, task or artifacts dir) or
+    two loaded runs (evalkit.runs.run.Run).
 
     `headlines(task_run) -> list[Headline]` reads results.yml scores; None skips them.
+    `validation(run) -> (verdict, failing checks)`; a side that is not valid makes the
+    pair not_comparable. None skips validation.
     """
-    from evalkit.runs.layout import resolve_task_runs
+    from evalkit.runs.layout import TaskRun
+    from evalkit.runs.run import as_run, load_runs
 
-    base_runs = resolve_task_runs(base_path)
-    cand_runs = resolve_task_runs(cand_path)
+    def runs_of(x: Any) -> list[Any]:
+        return [as_run(x)] if isinstance(x, TaskRun) else load_runs(x)
+
+    base_runs, cand_runs = runs_of(base_path), runs_of(cand_path)
+    base_path = base_runs[0].task_dir if isinstance(base_path, TaskRun) else base_path
+    cand_path = cand_runs[0].task_dir if isinstance(cand_path, TaskRun) else cand_path
     base_mrcr, cand_mrcr = _mrcr_runs(base_runs), _mrcr_runs(cand_runs)
 
     document: dict[str, Any]
     verdicts: list[str] = []
     if base_mrcr and cand_mrcr:
-        base_side = read_mrcr_side(_pick_one(base_mrcr, "baseline", Path(base_path)))
-        cand_side = read_mrcr_side(_pick_one(cand_mrcr, "candidate", Path(cand_path)))
+        base_run = _pick_one(base_mrcr, "baseline", Path(base_path))
+        cand_run = _pick_one(cand_mrcr, "candidate", Path(cand_path))
+        base_side = read_gym_side(base_run, validation(base_run) if validation else None)
+        cand_side = read_gym_side(cand_run, validation(cand_run) if validation else None)
         mrcr = compare_mrcr(
             base_side,
             cand_side,

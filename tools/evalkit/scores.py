@@ -21,8 +21,8 @@ from evalkit.errors import InputError
 from evalkit.mrcr.aggregate import read_aggregate_entries, select_agent
 from evalkit.runs.layout import TaskRun
 from evalkit.runs.results import iter_scores, load_results
-from evalkit.runs.rollouts import iter_rollouts
-from evalkit.runs.settings import RunSettings, read_run_settings
+from evalkit.runs.run import as_run
+from evalkit.runs.settings import RunSettings
 
 
 @dataclass(frozen=True)
@@ -95,26 +95,15 @@ def _metric(metrics: dict[str, Any], key: str) -> float | None:
 
 
 def is_mrcr(task: TaskRun, settings: RunSettings | None = None) -> bool:
-    """A gym task whose config names an MRCR variant, or whose aggregate file (else first
-    rollout) comes from an MRCR agent. An empty rollouts file under a gym task with no
-    aggregate counts as MRCR, so validate judges it as an MRCR run that wrote nothing."""
-    if not task.is_gym:
-        return False
-    settings = settings or read_run_settings(task)
-    if settings.variants_named:
-        return True
-    if task.aggregate_path.is_file():
-        names = [name or "" for name, _ in read_aggregate_entries(task.aggregate_path)]
-        return any(name.startswith("mrcr") for name in names)
-    if task.rollouts_path.is_file():
-        for rollout in iter_rollouts(task.rollouts_path):
-            return "mrcr" in (rollout.agent or "")
-        return True
-    return False
+    """Whether a task run is MRCR (see evalkit.runs.run.Run.is_mrcr); `settings` is kept
+    for callers that read them already."""
+    del settings  # the run reads its own settings once
+    return as_run(task).is_mrcr
 
 
 def mrcr_score(task: TaskRun) -> dict[str, Any]:
-    settings = read_run_settings(task)
+    task = as_run(task)
+    settings = task.settings
     if not task.aggregate_path.is_file():
         raise InputError(
             "no aggregate metrics file (the run did not finish, or the path is not a "
@@ -160,6 +149,7 @@ def headline_from_results(document: dict[str, Any]) -> tuple[HeadlineKey, Any] |
 
 
 def other_score(task: TaskRun) -> dict[str, Any]:
+    task = as_run(task)
     entry = {
         "task": task.name,
         "benchmark": None,
@@ -203,15 +193,12 @@ def other_score(task: TaskRun) -> dict[str, Any]:
 def gym_rubric_score(task: TaskRun) -> dict[str, Any] | None:
     """GDPVal in rubric mode reports no headline key: its score is the mean `reward` over
     the rollouts (0-1), with the standard error of that mean (sd with ddof=1 over sqrt(n))."""
+    task = as_run(task)
     if not task.is_gym or not task.rollouts_path.is_file():
         return None
-    rewards: list[float] = []
-    agents: set[str] = set()
-    for rollout in iter_rollouts(task.rollouts_path):
-        agents.add(rollout.agent or "")
-        if rollout.reward is not None:
-            rewards.append(float(rollout.reward))
-    if not rewards or not any("gdpval" in name for name in agents):
+    scan = task.rollout_pass
+    rewards = scan.rewards
+    if not rewards or not any("gdpval" in name for name in scan.agents):
         return None
     n = len(rewards)
     mean = math.fsum(rewards) / n
@@ -227,4 +214,5 @@ def gym_rubric_score(task: TaskRun) -> dict[str, Any] | None:
 
 
 def task_score(task: TaskRun) -> dict[str, Any]:
-    return mrcr_score(task) if is_mrcr(task) else other_score(task)
+    task = as_run(task)
+    return mrcr_score(task) if task.is_mrcr else other_score(task)

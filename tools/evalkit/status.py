@@ -327,7 +327,7 @@ class TaskMonitor:
         if mrcr:
             self._read_rollouts()
             done: int | None = self.tally.unique
-            expectation = v._expectation(
+            expectation = v.expectation_for(
                 self.tally.agent, settings, self.expected_override, VARIANTS, AGENTS
             )
             finished = self.task.aggregate_path.is_file()
@@ -442,7 +442,7 @@ class TaskMonitor:
         if finished and self.task.metrics_path.is_file():
             from evalkit.inputs import load_json
 
-            counted = v._length_from_metrics(load_json(self.task.metrics_path))
+            counted = v.length_from_metrics(load_json(self.task.metrics_path))
             if counted is not None:
                 return v.check_output_limit(*counted, "eval_factory_metrics.json response_stats")
         return v.check_output_limit(self.tally.incomplete, self.tally.records, "rollouts so far")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from typing import Any
 from evalkit.errors import InputError
 from evalkit.runs.results import Score, iter_scores, load_results
 from evalkit.runs.serverlog import STATS_MARK, VllmLogStats
-from evalkit.runs.settings import RunSettings, read_run_settings
+from evalkit.runs.settings import RunSettings
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
 VALID, INCOMPLETE, INVALID = "valid", "incomplete", "invalid"
@@ -52,6 +52,7 @@ CHECK_IDS = (
     "http-retries",
     "results-file",
     "score",
+    "gym-version",
 )
 
 
@@ -536,7 +537,7 @@ def log_files(logs_dir: Path | None, prefix: str) -> list[Path]:
     return sorted(p for p in logs_dir.glob(f"{prefix}*.log") if p.is_file())
 
 
-def _length_from_metrics(metrics: Any) -> tuple[int, int] | None:
+def length_from_metrics(metrics: Any) -> tuple[int, int] | None:
     """(length-capped, total) from eval_factory_metrics.json response_stats, if present."""
     stats = metrics.get("response_stats") if isinstance(metrics, dict) else None
     if not isinstance(stats, dict):
@@ -554,8 +555,10 @@ def _length_from_metrics(metrics: Any) -> tuple[int, int] | None:
 def validate_task(task: Any, expected_override: int | None = None) -> TaskReport:
     """All checks for one TaskRun (evalkit.runs.layout); MRCR gets the full set."""
     from evalkit.inputs import load_json
+    from evalkit.runs.run import as_run
 
-    settings = read_run_settings(task)
+    task = as_run(task)
+    settings = task.settings
 
     metrics = load_json(task.metrics_path) if task.metrics_path.is_file() else None
     client = [read_log(p) for p in log_files(task.logs_dir, "client-")]
@@ -567,12 +570,23 @@ def validate_task(task: Any, expected_override: int | None = None) -> TaskReport
     ]
 
     logs = client + server + others
-    from evalkit.scores import is_mrcr
-
-    if is_mrcr(task, settings):
+    if task.is_mrcr:
         checks = _mrcr_checks(task, settings, metrics, client, server, expected_override)
-        return TaskReport(task.name, "mrcr", checks)
-    return TaskReport(task.name, "generic", _generic_checks(task, metrics, logs, server))
+        return TaskReport(task.name, "mrcr", checks + _gym_version_checks(task))
+    checks = _generic_checks(task, metrics, logs, server)
+    if task.is_gym:
+        checks += _gym_version_checks(task)
+    return TaskReport(task.name, "generic", checks)
+
+
+def _gym_version_checks(task: Any) -> list[Check]:
+    """The Gym version the bootstrap logged (info: compare needs it equal on both sides)."""
+    from evalkit.runs.run import gym_version
+
+    version = gym_version(task.gym_versions)
+    if version is None:
+        return []  # gym-pin (MRCR) already says when the banner is missing
+    return [passed("gym-version", f"NeMo Gym version {version} (from the client log)")]
 
 
 def _mrcr_checks(
@@ -590,7 +604,7 @@ def _mrcr_checks(
     pin_source = "install_on_the_fly.commit" if settings.gym_commit else "evalkit GYM_PIN"
 
     if not task.rollouts_path.is_file():
-        expectation = _expectation(None, settings, expected_override, VARIANTS, AGENTS)
+        expectation = expectation_for(None, settings, expected_override, VARIANTS, AGENTS)
         checks.append(
             failed(
                 "rollout-count",
@@ -600,18 +614,17 @@ def _mrcr_checks(
             )
         )
     else:
-        from evalkit.mrcr.aggregate import read_aggregate_entries, recompute, select_agent
-        from evalkit.runs.rollouts import ScanStats, iter_rollouts
+        from evalkit.mrcr.aggregate import read_aggregate_entries, select_agent
 
-        stats = ScanStats()
-        tally = _Tally()
-        agg = recompute(tally.watch(iter_rollouts(task.rollouts_path, stats)))
-        expectation = _expectation(tally.agent, settings, expected_override, VARIANTS, AGENTS)
+        scan = task.rollout_pass  # the run's one pass over its rollouts
+        stats, agg = scan.stats, scan.mrcr
+        tally = _Tally(scan.records, scan.incomplete, scan.first_agent)
+        expectation = expectation_for(tally.agent, settings, expected_override, VARIANTS, AGENTS)
         checks.append(check_rollout_count(agg.rollouts, expectation))
         checks.append(check_duplicates(agg.duplicates, agg.conflicting_duplicates))
         checks.append(check_truncation(stats.truncated_last_line, stats.blank_lines))
         checks.append(check_prefix_gate(agg.prefix_matched if agg.rollouts else None))
-        counted = _length_from_metrics(metrics)
+        counted = length_from_metrics(metrics)
         if counted is not None:
             checks.append(check_output_limit(*counted, "eval_factory_metrics.json response_stats"))
         else:
@@ -631,12 +644,19 @@ def _mrcr_checks(
                 )
             )
         else:
-            # A malformed file is unreadable input (exit 2); a missing entry is a mismatch.
-            entries = read_aggregate_entries(task.aggregate_path)
+            # A corrupt aggregate file is a failed check (the run's own output is broken),
+            # as is a missing entry; only the run path itself is a usage question.
             try:
+                entries = read_aggregate_entries(task.aggregate_path)
                 _name, file_metrics = select_agent(entries, tally.agent, task.aggregate_path)
             except InputError as err:
-                checks.append(failed("aggregate-agreement", INVALID, err.message))
+                checks.append(
+                    failed(
+                        "aggregate-agreement",
+                        INVALID,
+                        f"{Path(err.path or '').name}: {err.message}" if err.path else err.message,
+                    )
+                )
             else:
                 pass_at_1 = agg.pass_at_1 if agg.rollouts else None
                 checks.append(check_aggregate(file_metrics, pass_at_1, dict(agg.strata)))
@@ -649,7 +669,7 @@ def _mrcr_checks(
     return sorted(checks, key=lambda c: order.get(c.id, len(order)))
 
 
-def _expectation(agent, settings, override, variants, agents) -> Expectation | None:
+def expectation_for(agent, settings, override, variants, agents) -> Expectation | None:
     variant = agents.get(agent) if agent else None
     if variant is None and settings.variant:
         variant = variants.get(settings.variant)
@@ -662,22 +682,13 @@ def _expectation(agent, settings, override, variants, agents) -> Expectation | N
     )
 
 
+@dataclass(frozen=True)
 class _Tally:
-    """Counts what the aggregate does not keep while the rollouts stream past once."""
+    """What the aggregate does not keep, counted by the run's rollout pass."""
 
-    def __init__(self) -> None:
-        self.records = 0
-        self.incomplete = 0
-        self.agent: str | None = None
-
-    def watch(self, rollouts: Iterable[Any]) -> Iterator[Any]:
-        for rollout in rollouts:
-            self.records += 1
-            if rollout.incomplete_reason is not None:
-                self.incomplete += 1
-            if self.agent is None and rollout.agent:
-                self.agent = rollout.agent
-            yield rollout
+    records: int
+    incomplete: int
+    agent: str | None
 
 
 def _generic_checks(
@@ -689,7 +700,7 @@ def _generic_checks(
     checks.append(check_results_file(present))
     if present:
         checks.append(check_score(list(iter_scores(load_results(task.results_path)))))
-    counted = _length_from_metrics(metrics)
+    counted = length_from_metrics(metrics)
     if counted is not None:
         checks.append(check_output_limit(*counted, "eval_factory_metrics.json response_stats"))
     else:

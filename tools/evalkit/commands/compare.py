@@ -20,11 +20,23 @@ Verdict with --margin M (points): regression when the interval lies below 0 and 
 delta is below -M; no_regression when the interval's lower bound is >= -M; inconclusive
 otherwise; not_comparable when the variant or sampling differ or < 90 % of items pair.
 Tasks with only results.yml scores are compared unpaired (headline score and stderr).
+
+Trust checks come first: a side whose `evalkit validate` verdict is not valid, different
+sampling (read from the rollouts' responses_create_params, else the config), reused
+responses (same response ids, or byte-identical non-trivial responses), the same
+invocation id or checkpoint path, or different NeMo Gym versions make a pair
+not_comparable. Provenance of each side is shown.
+
+Two invocation directories compare the whole suite: tasks pair by benchmark, Gym tasks
+by item, results.yml tasks unpaired; --gate FILE.yaml gives margins per benchmark and
+the suite gate (pass | fail | inconclusive | not_comparable; exit 0 only for pass);
+--reference FILE.yaml checks the baseline against published scores.
 Read references/compare.md before quoting a result."""
 EXAMPLES = """\
   evalkit compare runs/bf16/nemo_gym.0 runs/nvfp4/nemo_gym.0
   evalkit compare runs/bf16/nemo_gym.0 runs/nvfp4/nemo_gym.0 --margin 0.5 --format json
   evalkit compare <baseline_invocation_dir> <candidate_invocation_dir> --seed 1
+  evalkit compare runs/bf16 runs/nvfp4 --gate gate.yaml --reference published.yaml
 """
 FORMATS = ("text", "json")
 
@@ -68,33 +80,49 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="sample",
         help="how strata combine into the total: sample-proportional (default) or equal",
     )
+    parser.add_argument(
+        "--gate",
+        metavar="FILE.yaml",
+        help="margin per benchmark (points or relative) and a default; gives the suite gate",
+    )
+    parser.add_argument(
+        "--reference",
+        metavar="FILE.yaml",
+        help="published scores per benchmark with their source: the baseline's distance "
+        "from each is reported, and one far outside blocks pass",
+    )
+
+
+def load_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Everything compare and report share: the gate, the references, the resampling."""
+    from evalkit.suite import load_gate, load_reference
+
+    return {
+        "gate": load_gate(args.gate) if args.gate else None,
+        "reference": load_reference(args.reference) if args.reference else None,
+        "margin": args.margin,
+        "seed": args.seed,
+        "bootstrap": args.bootstrap,
+        "weighting": args.weights,
+    }
+
+
+def passed(document: dict[str, Any]) -> bool:
+    if document.get("kind") == "suite":
+        return document["gate"] == "pass"
+    return document["verdict"] == "no_regression"
 
 
 def run(args: argparse.Namespace) -> int:
-    from evalkit.compare import compare_runs
     from evalkit.report import write_json
+    from evalkit.suite import compare_paths
 
-    document = compare_runs(
-        args.base,
-        args.cand,
-        margin=args.margin,
-        seed=args.seed,
-        bootstrap=args.bootstrap,
-        weighting=args.weights,
-        headlines=_headline_reader(),
-    )
+    document = compare_paths(args.base, args.cand, **load_options(args))
     if args.format == "json":
         write_json(document)
     else:
         print(render_text(document), end="")
-    return 0 if document["verdict"] == "no_regression" else 1
-
-
-def _headline_reader() -> Any:
-    """How to read results.yml scores of the tasks that have no item-level data."""
-    from evalkit.compare import results_headlines
-
-    return results_headlines
+    return 0 if passed(document) else 1
 
 
 # ---- text -----------------------------------------------------------------------------
@@ -121,9 +149,77 @@ def _p(value: Any) -> str:
     return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
 
 
+TRUST_MARKS = {"pass": "[ok]  ", "note": "[note]", "fail": "[FAIL]"}
+
+
+def trust_lines(checks: list[dict[str, Any]], indent: str = "  ") -> list[str]:
+    marks = TRUST_MARKS
+    return [f"{indent}{marks.get(c['status'], '?')} {c['id']}: {c['message']}" for c in checks]
+
+
+def provenance_lines(provenance: dict[str, Any], indent: str = "  ") -> list[str]:
+    from evalkit.report import table
+
+    fields = ("invocation_id", "served_model", "checkpoint", "image", "gym_version")
+    rows = [
+        [name, str(provenance["base"].get(name) or "-"), str(provenance["cand"].get(name) or "-")]
+        for name in fields
+    ]
+    return [indent + line for line in table(["", "base", "cand"], rows).rstrip().splitlines()]
+
+
+def render_suite_text(doc: dict[str, Any]) -> str:
+    from evalkit.report import table
+
+    paths = doc["paths"]
+    out = [f"suite compare  base {paths['base']}", f"               cand {paths['cand']}"]
+    rows = []
+    for row in doc["tasks"]:
+        rows.append(
+            [
+                row["task"],
+                row["benchmark"],
+                "-" if row.get("n") is None else str(row["n"]),
+                _num(row.get("base")),
+                _num(row.get("cand")),
+                _num(row.get("delta"), sign=True),
+                _interval(row.get("ci95") or [None, None]),
+                "paired" if row.get("paired") else "UNPAIRED",
+                _num(row.get("margin")),
+                row["verdict"],
+            ]
+        )
+    headers = ["task", "benchmark", "n", "base", "cand", "delta", "95% CI", "pairing", "margin"]
+    out += ["", table([*headers, "verdict"], rows).rstrip("\n"), ""]
+    for row in doc["tasks"]:
+        out.append(f"{row['benchmark']} ({row['task']}): {row['verdict']}")
+        if row.get("paired_why"):
+            out.append(f"  pairing: {row['paired_why']}")
+        validation = row.get("validation")
+        if validation:
+            out.append(f"  validate: base {validation['base']}, cand {validation['cand']}")
+        for reason in row.get("reasons", []):
+            out.append(f"  - {reason}")
+        ref = row.get("reference")
+        if ref:
+            where = "n/a" if ref["distance"] is None else f"{ref['distance']:+.2f}"
+            out.append(
+                f"  reference {ref['score']:g} ({ref['source'] or 'no source'}): baseline "
+                f"{where} points, tolerance {ref['tolerance']:g} -> {ref['status']}"
+            )
+        out += trust_lines([c for c in row.get("trust", []) if c["status"] != "pass"])
+    out.append("")
+    out.append(f"gate: {doc['gate']}  (default margin {doc['default_margin']})")
+    for reason in doc["reasons"]:
+        out.append(f"  - {reason}")
+    return "\n".join(out) + "\n"
+
+
 def render_text(doc: dict[str, Any]) -> str:
     from evalkit.report import bar, table
 
+    if doc.get("kind") == "suite":
+        return render_suite_text(doc)
     out: list[str] = []
     if doc.get("benchmark") == "mrcr":
         agent = doc["agent"]
@@ -204,6 +300,13 @@ def render_text(doc: dict[str, Any]) -> str:
                 ["task", "metric", "base", "cand", "delta", "SE", "95% CI", "verdict"], rows
             ).rstrip("\n")
         )
+    if doc.get("trust"):
+        out.append("")
+        out.append("trust checks:")
+        out += trust_lines(doc["trust"])
+    if doc.get("provenance"):
+        out.append("provenance:")
+        out += provenance_lines(doc["provenance"])
     out.append("")
     out.append(f"verdict: {doc['verdict']}  (margin {doc['margin']:g} points)")
     for reason in doc["reasons"]:

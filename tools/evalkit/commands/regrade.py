@@ -46,7 +46,8 @@ def _locate(run: str):
     from pathlib import Path
 
     from evalkit.errors import InputError
-    from evalkit.runs.layout import AGGREGATE_FILE, resolve_task_runs
+    from evalkit.runs.layout import AGGREGATE_FILE
+    from evalkit.runs.run import load_runs
 
     path = Path(run)
     if path.is_file() and path.suffix == ".jsonl":
@@ -54,7 +55,7 @@ def _locate(run: str):
         if not aggregate.is_file():
             aggregate = path.with_name(AGGREGATE_FILE)
         return path, (aggregate if aggregate.is_file() else None)
-    tasks = [t for t in resolve_task_runs(path) if t.rollouts_path.is_file()]
+    tasks = [t for t in load_runs(path) if t.rollouts_path.is_file()]
     if not tasks:
         raise InputError("no evaluator_rollouts.jsonl under this run (not a NeMo Gym run?)", path)
     if len(tasks) > 1:

@@ -79,10 +79,10 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from evalkit.report import write_json
-    from evalkit.runs.layout import resolve_task_runs
+    from evalkit.runs.run import load_runs
     from evalkit.scores import task_score
 
-    tasks = [task_score(task) for task in resolve_task_runs(args.run)]
+    tasks = [task_score(run) for run in load_runs(args.run)]
     if args.format == "json":
         write_json({"tasks": tasks})
     else:

@@ -1,1 +1,2 @@
-"""Reading finished nel run directories: layout, rollouts (streamed) and result files."""
+"""Reading finished nel run directories: layout, settings, rollouts (streamed), result
+files, and `run.Run`, the model every analysis reads a run through."""

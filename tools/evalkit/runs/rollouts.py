@@ -46,6 +46,8 @@ class _Incomplete(msgspec.Struct):
 
 
 class _Response(msgspec.Struct):
+    id: str | None = None
+    model: str | None = None
     output: list[_Item] | None = None
     usage: _Usage | None = None
     incomplete_details: _Incomplete | None = None
@@ -55,7 +57,16 @@ class _AgentRef(msgspec.Struct):
     name: str | None = None
 
 
+class _CreateParams(msgspec.Struct):
+    # What the agent sent: sampling as the model saw it. `input` (the prompt, up to
+    # several MB) stays raw bytes, hashed only when items are keyed by their prompt.
+    temperature: float | None = None
+    top_p: float | None = None
+    input: msgspec.Raw = msgspec.Raw()  # empty when absent
+
+
 class _Line(msgspec.Struct):
+    responses_create_params: _CreateParams | None = None
     response: _Response | None = None
     reward: float | None = None
     expected_answer: str = ""
@@ -94,6 +105,11 @@ class Rollout:
     agent: str | None
     input_tokens: int | None
     output_tokens: int | None
+    response_id: str | None = None
+    model: str | None = None
+    temperature: float | None = None  # responses_create_params, as sent
+    top_p: float | None = None
+    request_input: msgspec.Raw | None = None  # the prompt, undecoded
 
     @property
     def key(self) -> tuple[str, int | None, str]:
@@ -120,6 +136,7 @@ def _message_text(output: list[_Item] | None) -> tuple[str | None, bool]:
 
 def _to_rollout(rec: _Line, line_no: int) -> Rollout:
     resp = rec.response
+    params = rec.responses_create_params
     if resp is None:
         text, has_reasoning, usage, incomplete = None, False, None, None
     else:
@@ -143,6 +160,11 @@ def _to_rollout(rec: _Line, line_no: int) -> Rollout:
         agent=rec.agent_ref.name if rec.agent_ref is not None else None,
         input_tokens=usage.input_tokens if usage is not None else None,
         output_tokens=usage.output_tokens if usage is not None else None,
+        response_id=resp.id if resp is not None else None,
+        model=resp.model if resp is not None else None,
+        temperature=params.temperature if params is not None else None,
+        top_p=params.top_p if params is not None else None,
+        request_input=params.input if params is not None and len(params.input) else None,
     )
 
 

@@ -38,6 +38,9 @@ class RunSettings:
     limit: int | None = None  # ++limit=N or limit_samples (a canary)
     num_repeats: int = 1  # ++num_repeats=N
     sampling: Mapping[str, float] = field(default_factory=dict)
+    served_model: str | None = None  # deployment.served_model_name or target model_id
+    checkpoint: str | None = None  # deployment.checkpoint_path or hf_model_handle
+    image: str | None = None  # deployment.image
 
     @property
     def variant(self) -> str | None:
@@ -124,6 +127,17 @@ def sampling_from_config(config: Any) -> dict[str, float]:
     return found
 
 
+def _first_string(configs: Sequence[Any], *paths: tuple[str, ...]) -> str | None:
+    """The first set string at any of `paths` (a `???` blank or an interpolation is unset)."""
+    for path in paths:
+        for cfg in configs:
+            value = _dig(cfg, *path)
+            unset = not isinstance(value, str) or value.strip() in ("", "???") or "${" in value
+            if not unset:
+                return value.strip()
+    return None
+
+
 def settings_from(configs: Sequence[Any], config_path: Path | None = None) -> RunSettings:
     """Settings from parsed configs (one from the artifacts, or those run.sub embeds)."""
     joined = "\n".join(strings_in(list(configs)))
@@ -137,6 +151,13 @@ def settings_from(configs: Sequence[Any], config_path: Path | None = None) -> Ru
             commit = block["commit"].strip()
             break
     return RunSettings(
+        served_model=_first_string(
+            configs, ("deployment", "served_model_name"), ("target", "api_endpoint", "model_id")
+        ),
+        checkpoint=_first_string(
+            configs, ("deployment", "checkpoint_path"), ("deployment", "hf_model_handle")
+        ),
+        image=_first_string(configs, ("deployment", "image")),
         config_path=config_path,
         variants_named=variants,
         gym_commit=commit,

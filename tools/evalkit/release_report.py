@@ -1,0 +1,355 @@
+"""The release report: a suite compare document (evalkit.suite) as one self-contained HTML
+page, or as Markdown to paste into a release document.
+
+The HTML has no script, no external stylesheet, font or image: the forest plot is
+matplotlib's SVG, inlined, with text kept as text so the page can be searched and tested.
+Pure rendering: it takes the document and returns a string.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import math
+from typing import Any
+
+VERDICT_COLOURS = {
+    "no_regression": "#1b7f3b",
+    "inconclusive": "#b26b00",
+    "regression": "#c0262d",
+    "not_comparable": "#6b6b6b",
+}
+GATE_COLOURS = {
+    "pass": "#1b7f3b",
+    "inconclusive": "#b26b00",
+    "fail": "#c0262d",
+    "not_comparable": "#6b6b6b",
+}
+# The plot's own palette (matplotlib's tab colours), distinct from the badges' darker
+# shades, so a screenshot can tell the drawn plot from the rest of the page.
+PLOT_COLOURS = {
+    "no_regression": "#2ca02c",
+    "inconclusive": "#ff7f0e",
+    "regression": "#d62728",
+    "not_comparable": "#7f7f7f",
+}
+MARGIN_COLOUR = "#d62728"
+PROVENANCE_FIELDS = ("invocation_id", "served_model", "checkpoint", "image", "gym_version")
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _num(value: Any, sign: bool = False) -> str:
+    if not _finite(value):
+        return "n/a"
+    return f"{value:+.2f}" if sign else f"{value:.2f}"
+
+
+def _interval(ci: Any) -> str:
+    if not ci or not all(_finite(v) for v in ci):
+        return "n/a"
+    return f"[{ci[0]:+.2f}, {ci[1]:+.2f}]"
+
+
+def _label(row: dict[str, Any]) -> str:
+    return f"{row['benchmark']} ({row['task']})"
+
+
+# ---- the forest plot -----------------------------------------------------------------------
+
+
+def forest_svg(rows: list[dict[str, Any]]) -> str:
+    """Per-task delta (points) with its 95 % interval, zero, and each task's -margin."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display: render to a string
+    from matplotlib import pyplot as plt
+
+    shown = list(reversed(rows))  # first task at the top
+    height = 1.2 + 0.55 * max(1, len(shown))
+    with matplotlib.rc_context(
+        {"svg.fonttype": "none", "svg.hashsalt": "evalkit", "font.size": 10}
+    ):
+        fig, ax = plt.subplots(figsize=(7.5, height))
+        try:
+            for y, row in enumerate(shown):
+                colour = PLOT_COLOURS.get(row["verdict"], "#333333")
+                delta, ci = row.get("delta"), row.get("ci95") or [None, None]
+                if _finite(delta) and all(_finite(v) for v in ci):
+                    ax.errorbar(
+                        delta,
+                        y,
+                        xerr=[[delta - ci[0]], [ci[1] - delta]],
+                        fmt="o",
+                        color=colour,
+                        ecolor=colour,
+                        elinewidth=2.5,
+                        capsize=4,
+                        markersize=7,
+                    )
+                elif _finite(delta):
+                    ax.plot(delta, y, "o", color=colour, markerfacecolor="white", markersize=7)
+                margin = row.get("margin")
+                if _finite(margin):
+                    ax.plot(-margin, y, marker="|", color=MARGIN_COLOUR, markersize=18, mew=2)
+            ax.axvline(0.0, color="#444444", linewidth=1, linestyle="--")
+            ax.set_yticks(range(len(shown)), [_label(r) for r in shown])
+            ax.set_ylim(-0.7, len(shown) - 0.3)
+            ax.set_xlabel("candidate - baseline (points); red tick: -margin")
+            ax.grid(axis="x", color="#dddddd", linewidth=0.6)
+            ax.set_axisbelow(True)
+            fig.tight_layout()
+            out = io.StringIO()
+            fig.savefig(out, format="svg", metadata={"Date": None})
+        finally:
+            plt.close(fig)
+    svg = out.getvalue()
+    return svg[svg.index("<svg") :]  # drop the XML prologue and doctype: inline SVG
+
+
+# ---- HTML -------------------------------------------------------------------------------------
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;
+max-width:72rem;color:#1d1d1d;padding:0 1rem}
+h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
+th,td{border:1px solid #d0d0d0;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.badge{display:inline-block;padding:.1rem .5rem;border-radius:.3rem;color:#fff;font-weight:600}
+.reasons{margin:.2rem 0 .8rem 1.2rem;font-size:.9rem}
+.mark-fail{color:#c0262d;font-weight:600}.mark-note{color:#b26b00}.mark-pass{color:#1b7f3b}
+figure{margin:0}code{font-size:.85rem}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _badge(text: str, colours: dict[str, str]) -> str:
+    colour = colours.get(text, "#333333")
+    return f'<span class="badge" style="background:{colour}">{_e(text)}</span>'
+
+
+def _table(headers: list[str], rows: list[list[str]], numeric: set[int] | None = None) -> str:
+    numeric = numeric or set()
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td class="num">{cell}</td>' if i in numeric else f"<td>{cell}</td>"
+            for i, cell in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _suite_rows(doc: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for row in doc["tasks"]:
+        rows.append(
+            [
+                _e(row["task"]),
+                _e(row["benchmark"]),
+                _e("-" if row.get("n") is None else row["n"]),
+                _num(row.get("base")),
+                _num(row.get("cand")),
+                _num(row.get("delta"), sign=True),
+                _e(_interval(row.get("ci95"))),
+                _num(row.get("margin")),
+                "paired" if row.get("paired") else "unpaired",
+                _badge(row["verdict"], VERDICT_COLOURS),
+            ]
+        )
+    return rows
+
+
+SUITE_HEADERS = [
+    "task",
+    "benchmark",
+    "n",
+    "base",
+    "cand",
+    "delta",
+    "95% CI",
+    "margin",
+    "pairing",
+    "verdict",
+]
+
+
+def _strata_html(row: dict[str, Any]) -> str:
+    strata = row.get("strata") or {}
+    if not strata:
+        return ""
+    body = [
+        [
+            _e(f"{h} needles"),
+            _e(s.get("n")),
+            _num(s.get("base")),
+            _num(s.get("cand")),
+            _num(s.get("delta"), sign=True),
+            _e(_interval(s.get("ci95"))),
+        ]
+        for h, s in strata.items()
+    ]
+    return f"<h3>{_e(_label(row))}: needle strata (points 0-100)</h3>" + _table(
+        ["stratum", "n", "base", "cand", "delta", "95% CI"], body, {1, 2, 3, 4}
+    )
+
+
+def _provenance_html(row: dict[str, Any]) -> str:
+    prov = row.get("provenance")
+    if not prov:
+        return ""
+    body = [
+        [
+            _e(name),
+            f"<code>{_e(prov['base'].get(name) or '-')}</code>",
+            f"<code>{_e(prov['cand'].get(name) or '-')}</code>",
+        ]
+        for name in PROVENANCE_FIELDS
+    ]
+    return _table(["", "baseline", "candidate"], body)
+
+
+def _trust_html(row: dict[str, Any]) -> str:
+    checks = row.get("trust") or []
+    if not checks:
+        return ""
+    items = "".join(
+        f'<li><span class="mark-{_e(c["status"])}">{_e(c["status"])}</span> '
+        f"<code>{_e(c['id'])}</code>: {_e(c['message'])}</li>"
+        for c in checks
+    )
+    return f'<ul class="reasons">{items}</ul>'
+
+
+def render_html(doc: dict[str, Any], title: str = "Release comparison") -> str:
+    gate = doc["gate"]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}: {_e(gate)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{_e(title)}</h1>",
+        f'<p id="gate">Gate: {_badge(gate, GATE_COLOURS)} '
+        f"(default margin {_e(doc['default_margin'])}"
+        + (f", gate file <code>{_e(doc['gate_file'])}</code>" if doc.get("gate_file") else "")
+        + ")</p>",
+        f"<p>Baseline <code>{_e(doc['paths']['base'])}</code><br>"
+        f"Candidate <code>{_e(doc['paths']['cand'])}</code></p>",
+        '<ul class="reasons">' + "".join(f"<li>{_e(r)}</li>" for r in doc["reasons"]) + "</ul>",
+        "<h2>Suite</h2>",
+        _table(SUITE_HEADERS, _suite_rows(doc), {2, 3, 4, 5, 7}),
+        "<h2>Deltas</h2>",
+        f'<figure id="forest">{forest_svg(doc["tasks"])}'
+        "<figcaption>Delta per task with its 95 % interval (paired tasks: paired t; "
+        "unpaired: normal, sqrt(SE_B^2 + SE_C^2)); dashed: no change; red tick: the "
+        "task's -margin.</figcaption></figure>",
+    ]
+    strata = "".join(_strata_html(row) for row in doc["tasks"])
+    if strata:
+        parts += ["<h2>MRCR needle strata</h2>", strata]
+    parts.append("<h2>Validation, trust checks and provenance</h2>")
+    for row in doc["tasks"]:
+        validation = row.get("validation") or {}
+        parts.append(f"<h3>{_e(_label(row))}: {_badge(row['verdict'], VERDICT_COLOURS)}</h3>")
+        if validation:
+            parts.append(
+                f"<p>evalkit validate: baseline <b>{_e(validation.get('base'))}</b>, "
+                f"candidate <b>{_e(validation.get('cand'))}</b>. "
+                f"Pairing: {_e(row.get('paired_why') or '-')}</p>"
+            )
+        parts.append(
+            '<ul class="reasons">'
+            + "".join(f"<li>{_e(r)}</li>" for r in row.get("reasons", []))
+            + "</ul>"
+        )
+        ref = row.get("reference")
+        if ref:
+            parts.append(
+                f"<p>Reference {_num(ref['score'])} ({_e(ref['source'] or 'no source')}): "
+                f"baseline {_num(ref['distance'], sign=True)} points, tolerance "
+                f"{_num(ref['tolerance'])}: <b>{_e(ref['status'])}</b></p>"
+            )
+        parts.append(_trust_html(row))
+        parts.append(_provenance_html(row))
+    parts.append(
+        f"<p><small>evalkit report; seed {_e(doc.get('seed'))}, "
+        f"{_e(doc.get('bootstrap_replicates'))} bootstrap replicates.</small></p>"
+    )
+    parts.append("</body></html>")
+    return "\n".join(p for p in parts if p) + "\n"
+
+
+# ---- Markdown ---------------------------------------------------------------------------------
+
+
+def _md(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(doc: dict[str, Any], title: str = "Release comparison") -> str:
+    out = [
+        f"## {title}: gate **{doc['gate']}**",
+        "",
+        f"Baseline `{doc['paths']['base']}`, candidate `{doc['paths']['cand']}`; default "
+        f"margin {doc['default_margin']}.",
+        "",
+    ]
+    out += [f"- {_md(r)}" for r in doc["reasons"]]
+    out += ["", "| " + " | ".join(SUITE_HEADERS) + " |", "|" + "---|" * len(SUITE_HEADERS)]
+    for row in doc["tasks"]:
+        cells = [
+            row["task"],
+            row["benchmark"],
+            "-" if row.get("n") is None else row["n"],
+            _num(row.get("base")),
+            _num(row.get("cand")),
+            _num(row.get("delta"), sign=True),
+            _interval(row.get("ci95")),
+            _num(row.get("margin")),
+            "paired" if row.get("paired") else "unpaired",
+            f"**{row['verdict']}**",
+        ]
+        out.append("| " + " | ".join(_md(c) for c in cells) + " |")
+    for row in doc["tasks"]:
+        out += ["", f"### {_md(_label(row))}: {row['verdict']}"]
+        validation = row.get("validation") or {}
+        if validation:
+            out.append(
+                f"- validate: baseline {validation.get('base')}, candidate {validation.get('cand')}"
+            )
+        if row.get("paired_why"):
+            out.append(f"- pairing: {_md(row['paired_why'])}")
+        out += [f"- {_md(r)}" for r in row.get("reasons", [])]
+        ref = row.get("reference")
+        if ref:
+            out.append(
+                f"- reference {_num(ref['score'])} ({_md(ref['source'] or 'no source')}): "
+                f"baseline {_num(ref['distance'], sign=True)} points -> {ref['status']}"
+            )
+        for c in row.get("trust") or []:
+            if c["status"] != "pass":
+                out.append(f"- trust {c['status']}: `{c['id']}` {_md(c['message'])}")
+        strata = row.get("strata") or {}
+        if strata:
+            out += ["", "| needles | n | base | cand | delta | 95% CI |", "|---" * 6 + "|"]
+            for h, s in strata.items():
+                out.append(
+                    f"| {h} | {s.get('n')} | {_num(s.get('base'))} | {_num(s.get('cand'))} | "
+                    f"{_num(s.get('delta'), sign=True)} | {_interval(s.get('ci95'))} |"
+                )
+        prov = row.get("provenance")
+        if prov:
+            out += ["", "| provenance | baseline | candidate |", "|---|---|---|"]
+            for name in PROVENANCE_FIELDS:
+                b, c = prov["base"].get(name) or "-", prov["cand"].get(name) or "-"
+                out.append(f"| {name} | `{_md(b)}` | `{_md(c)}` |")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,401 @@
+"""A task run read once: settings parsed once, its provenance, and one streaming pass over
+the rollouts whose results every analysis reads.
+
+`Run` is a `TaskRun` (runs/layout.py) with cached reads, so any function taking a task run
+takes a `Run` too, and `as_run` upgrades a plain one. score, validate, compare, regrade and
+report each load a side once and read `run.settings`, `run.provenance` and
+`run.rollout_pass` from it: the rollouts file is streamed at most once per command, and
+every consumer (aggregation, item pairing, sampling, reuse fingerprints, tallies) is fed
+from that pass.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from evalkit.errors import InputError
+from evalkit.runs.layout import TaskRun, resolve_task_runs
+from evalkit.runs.rollouts import Rollout, ScanStats, iter_rollouts
+from evalkit.runs.settings import SAMPLING_KEYS, RunSettings, read_run_settings
+
+# The template bootstrap prints one of these, then the Gym version on the next line: a
+# 40-hex commit (git-backed image) or `baked-in <version>` (GDPVal's non-git fallback).
+GYM_VERSION_BANNERS = ("=== NeMo Gym version ===", "=== NeMo Gym commit ===")
+_SHA40 = re.compile(r"\b[0-9a-fA-F]{40}\b")
+_INVOCATION_DIR = re.compile(r"^\d{8}_\d{6}-([0-9a-f]{8,})$")
+_INVOCATION_VAR = re.compile(r"""NEL_INVOCATION_ID=["']?([0-9A-Za-z-]+)""")
+_CONTAINER_IMAGE = re.compile(r"--container-image[= ]+\"?([^\s\"]+)")
+_CHECKPOINT_MOUNT = re.compile(r"([^\s,\"':]+):/checkpoint\b")
+
+ItemKey = tuple  # MRCR: (random_string_to_prepend, n_needles, expected_answer); else (digest,)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a run came from; None = not recorded in the run directory."""
+
+    invocation_id: str | None = None
+    served_model: str | None = None
+    checkpoint: str | None = None
+    image: str | None = None
+    gym_version: str | None = None  # a 40-hex commit, or "baked-in <version>"
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {
+            "invocation_id": self.invocation_id,
+            "served_model": self.served_model,
+            "checkpoint": self.checkpoint,
+            "image": self.image,
+            "gym_version": self.gym_version,
+        }
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """One response, small: enough to tell a reused response from a fresh one."""
+
+    response_id: str | None
+    text_digest: bytes | None  # None: trivially identical (exact answer, or no text)
+    offset: int | None = None  # where the line starts, at or before (MRCR, non-trivial)
+
+
+@dataclass
+class RolloutPass:
+    """Everything the analyses need from the rollouts, gathered in one pass."""
+
+    stats: ScanStats = field(default_factory=ScanStats)
+    records: int = 0
+    incomplete: int = 0  # incomplete_details set (finish_reason "length")
+    agents: Counter = field(default_factory=Counter)
+    models: Counter = field(default_factory=Counter)  # response.model
+    sampling_seen: dict[str, set[float]] = field(default_factory=dict)
+    rewards: list[float] = field(default_factory=list)  # unique slots, stored rewards
+    items: dict[ItemKey, float] = field(default_factory=dict)  # mean reward (0-1) per item
+    duplicate_keys: int = 0  # distinct task indices sharing one item's content (merged)
+    fingerprints: dict[tuple[ItemKey, int], Fingerprint] = field(default_factory=dict)
+    mrcr: Any = None  # evalkit.mrcr.aggregate.MrcrAggregate for MRCR runs
+
+    @property
+    def first_agent(self) -> str | None:
+        return next(iter(self.agents), None)
+
+    @property
+    def sampling(self) -> dict[str, float]:
+        """temperature/top_p as sent, where every rollout sent the same value."""
+        return {k: next(iter(v)) for k, v in self.sampling_seen.items() if len(v) == 1}
+
+    @property
+    def mixed_sampling(self) -> dict[str, list[float]]:
+        return {k: sorted(v) for k, v in self.sampling_seen.items() if len(v) > 1}
+
+
+class Run(TaskRun):
+    """A TaskRun whose settings, provenance and rollout pass are read once, on demand."""
+
+    @classmethod
+    def of(cls, task: TaskRun) -> Run:
+        return cls(task.name, task.task_dir, task.artifacts_dir, task.logs_dir)
+
+    @cached_property
+    def settings(self) -> RunSettings:
+        """The run's settings; raises InputError when the config does not parse."""
+        return read_run_settings(self)
+
+    @cached_property
+    def settings_or_empty(self) -> RunSettings:
+        """The settings, or none when the config does not parse (costs only its checks)."""
+        try:
+            return self.settings
+        except InputError:
+            return RunSettings()
+
+    @cached_property
+    def is_mrcr(self) -> bool:
+        """A gym task whose config names an MRCR variant, or whose aggregate file (else first
+        rollout) comes from an MRCR agent. An empty rollouts file under a gym task with no
+        aggregate counts as MRCR, so validate judges it as an MRCR run that wrote nothing."""
+        from evalkit.mrcr.aggregate import read_aggregate_entries
+
+        if not self.is_gym:
+            return False
+        if self.settings.variants_named:
+            return True
+        if self.aggregate_path.is_file():
+            try:
+                entries = read_aggregate_entries(self.aggregate_path)
+            except InputError:
+                entries = None  # corrupt: validate fails it; the rollouts still tell
+            if entries is not None:
+                return any((name or "").startswith("mrcr") for name, _ in entries)
+        if self.rollouts_path.is_file():
+            if "rollout_pass" in self.__dict__:  # already streamed: no need to peek
+                return "mrcr" in (self.rollout_pass.first_agent or "")
+            for rollout in iter_rollouts(self.rollouts_path):
+                return "mrcr" in (rollout.agent or "")
+            return True
+        return False
+
+    @cached_property
+    def rollout_pass(self) -> RolloutPass:
+        """The one pass over evaluator_rollouts.jsonl (InputError on a malformed line)."""
+        return scan_rollouts(self.rollouts_path, mrcr=self.is_mrcr)
+
+    def copies_prompt(self, fingerprint: Fingerprint) -> bool:
+        """Whether a fingerprinted response is a verbatim copy from its prompt."""
+        if fingerprint.offset is None:
+            return False
+        return response_copies_prompt(self.rollouts_path, fingerprint.offset)
+
+    @cached_property
+    def gym_versions(self) -> list[tuple[str, int, str]]:
+        """(client log name, line, version) for each version banner in the client logs."""
+        return read_gym_versions(self.logs_dir)
+
+    @cached_property
+    def provenance(self) -> Provenance:
+        """From every config the run kept (nemo-evaluator's run_config.yml has no
+        deployment; the launcher's copy has), then run.sub's deployment srun line (nel
+        0.2.6 slurm executor: `--container-image <deployment.image>` and
+        `--container-mounts <checkpoint_path>:/checkpoint:ro` on one line), then the
+        model name the responses carry."""
+        found = [self.settings_or_empty, *_other_settings(self)]
+        served = next((s.served_model for s in found if s.served_model), None)
+        image = next((s.image for s in found if s.image), None)
+        checkpoint = next((s.checkpoint for s in found if s.checkpoint), None)
+        run_sub = _read_run_sub(self.task_dir / "run.sub")
+        for line in run_sub.splitlines():
+            mount = _CHECKPOINT_MOUNT.search(line)
+            if mount is None:
+                continue
+            checkpoint = checkpoint or mount.group(1)
+            match = _CONTAINER_IMAGE.search(line)
+            image = image or (match.group(1) if match else None)
+            break
+        if served is None and "rollout_pass" in self.__dict__:
+            models = self.rollout_pass.models
+            served = models.most_common(1)[0][0] if models else None
+        return Provenance(
+            invocation_id=_invocation_id(self.task_dir, run_sub),
+            served_model=served,
+            checkpoint=checkpoint,
+            image=image,
+            gym_version=gym_version(self.gym_versions),
+        )
+
+
+def as_run(task: TaskRun) -> Run:
+    return task if isinstance(task, Run) else Run.of(task)
+
+
+def load_runs(path: str | Path) -> list[Run]:
+    """Every task run under PATH (invocation, task or artifacts dir), as Runs."""
+    return [Run.of(t) for t in resolve_task_runs(path)]
+
+
+# ---- the pass --------------------------------------------------------------------------
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _item_key(rollout: Rollout, mrcr: bool) -> ItemKey:
+    if mrcr:
+        return rollout.key
+    if rollout.request_input is not None:
+        return (_digest(bytes(rollout.request_input)).hex(),)
+    return (f"task {rollout.task_index}",)  # no prompt recorded: the index is all we have
+
+
+def _verbatim_in_prompt(text: str, prompt: Any) -> bool:
+    """Whether TEXT occurs in the raw JSON of the request input (either JSON spelling of
+    non-ASCII characters). Searched in the bytes: the prompt is never decoded."""
+    if prompt is None:
+        return False
+    raw = bytes(prompt)
+    spellings = (True,) if text.isascii() else (True, False)  # ASCII: both spell it alike
+    for ascii_only in spellings:
+        needle = json.dumps(text, ensure_ascii=ascii_only)[1:-1].encode("utf-8", "surrogatepass")
+        if needle in raw:
+            return True
+    return False
+
+
+def _fingerprint(rollout: Rollout, mrcr: bool, offset: int) -> Fingerprint:
+    """Trivially identical responses get no digest: empty ones, and for MRCR an exact
+    copy of the answer. (A verbatim copy of another turn of the prompt is trivial too,
+    but searching every prompt costs more than the pass: `Run.copies_prompt` checks only
+    the responses that turn out identical on both sides.)"""
+    text = rollout.response_text
+    body = (text or "").strip()
+    trivial = not body
+    if mrcr and not trivial:
+        prefix = rollout.random_string_to_prepend
+        answer = rollout.expected_answer.strip().removeprefix(prefix)
+        trivial = body.removeprefix(prefix) == answer
+    if trivial:
+        return Fingerprint(rollout.response_id, None)
+    digest = _digest(text.encode("utf-8", "surrogatepass"))
+    return Fingerprint(rollout.response_id, digest, offset if mrcr else None)
+
+
+def response_copies_prompt(path: Path, offset: int) -> bool:
+    """Whether the response of the rollout whose line starts at (or after blank lines
+    following) OFFSET is, prefix removed, a verbatim copy of text in its own prompt."""
+    from evalkit.runs.rollouts import _to_rollout, decode_line
+
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        for raw in handle:
+            if raw.strip():
+                break
+        else:
+            return False
+    rollout = _to_rollout(decode_line(raw), 0)
+    body = (rollout.response_text or "").strip().removeprefix(rollout.random_string_to_prepend)
+    return bool(body) and _verbatim_in_prompt(body, rollout.request_input)
+
+
+def scan_rollouts(path: Path, *, mrcr: bool) -> RolloutPass:
+    """Stream the rollouts once, feeding every consumer; MRCR also gets Gym's aggregate."""
+    from evalkit.mrcr.aggregate import recompute
+
+    result = RolloutPass()
+    slot_rewards: dict[ItemKey, list[float]] = {}
+    seen: set[tuple[int, int]] = set()
+
+    def observe():
+        line_start = 0  # bytes read before this line (blank lines may sit in between)
+        for r in iter_rollouts(path, result.stats):
+            result.records += 1
+            if r.incomplete_reason is not None:
+                result.incomplete += 1
+            if r.agent:
+                result.agents[r.agent] += 1
+            if r.model:
+                result.models[r.model] += 1
+            for key, value in (("temperature", r.temperature), ("top_p", r.top_p)):
+                if value is not None and math.isfinite(value):
+                    result.sampling_seen.setdefault(key, set()).add(float(value))
+            slot = (r.task_index, r.rollout_index)
+            if slot not in seen:  # a resumed run's appended copies count once
+                seen.add(slot)
+                item = _item_key(r, mrcr)
+                fingerprint = _fingerprint(r, mrcr, line_start)
+                result.fingerprints.setdefault((item, r.rollout_index), fingerprint)
+                if r.reward is not None:
+                    result.rewards.append(float(r.reward))
+                if not mrcr:
+                    reward = 0.0 if r.reward is None else float(r.reward)
+                    slot_rewards.setdefault(item, []).append(reward)
+            line_start = result.stats.bytes_read
+            yield r
+
+    if mrcr:
+        agg = recompute(observe())
+        result.mrcr = agg
+        per_key: dict[ItemKey, list[float]] = {}
+        for item in agg.per_item:
+            per_key.setdefault(item.key, []).append(item.reward)
+        result.items = {k: math.fsum(v) / len(v) for k, v in per_key.items()}
+        result.duplicate_keys = sum(len(v) - 1 for v in per_key.values())
+    else:
+        for _ in observe():
+            pass
+        result.items = {k: math.fsum(v) / len(v) for k, v in slot_rewards.items()}
+    return result
+
+
+# ---- provenance --------------------------------------------------------------------------
+
+
+def _other_settings(run: Run) -> list[RunSettings]:
+    """Settings of the configs after the first (provenance only; a bad one is skipped)."""
+    from evalkit.inputs import load_yaml
+    from evalkit.runs.layout import CONFIG_FILES
+    from evalkit.runs.settings import settings_from
+
+    out = []
+    for name in CONFIG_FILES:
+        path = run.artifacts_dir / name
+        if path.is_file() and path != run.config_path:
+            try:
+                out.append(settings_from([load_yaml(path)], path))
+            except InputError:
+                continue
+    return out
+
+
+def _read_run_sub(path: Path) -> str:
+    if not path.is_file():
+        return ""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""  # provenance is a report, not a check: an unreadable run.sub shows blanks
+
+
+def _invocation_id(task_dir: Path, run_sub: str) -> str | None:
+    match = _INVOCATION_VAR.search(run_sub)
+    if match:
+        return match.group(1)
+    for directory in (task_dir.parent, task_dir):
+        found = _INVOCATION_DIR.match(directory.name)
+        if found:
+            return found.group(1)
+    return None
+
+
+def read_gym_versions(logs_dir: Path | None) -> list[tuple[str, int, str]]:
+    """The line after each Gym version banner in logs/client-*.log."""
+    if logs_dir is None or not logs_dir.is_dir():
+        return []
+    found: list[tuple[str, int, str]] = []
+    for log in sorted(logs_dir.glob("client-*.log")):
+        try:
+            with log.open("r", encoding="utf-8", errors="replace") as handle:
+                after = False
+                for line_no, line in enumerate(handle, start=1):
+                    if after and line.strip():
+                        found.append((log.name, line_no, line.strip()[:200]))
+                        after = False
+                    if any(banner in line for banner in GYM_VERSION_BANNERS):
+                        after = True
+        except OSError:
+            continue
+    return found
+
+
+def _normalise_version(text: str) -> str:
+    sha = _SHA40.search(text)
+    if sha:
+        return sha.group(0).lower()
+    return text.strip()
+
+
+def gym_version(found: list[tuple[str, int, str]]) -> str | None:
+    """One version string; several different ones (a resume on another image) are joined."""
+    versions = list(dict.fromkeys(_normalise_version(text) for _, _, text in found))
+    return " | ".join(versions) if versions else None
+
+
+__all__ = [
+    "SAMPLING_KEYS",
+    "Fingerprint",
+    "Provenance",
+    "Run",
+    "RolloutPass",
+    "as_run",
+    "gym_version",
+    "load_runs",
+    "read_gym_versions",
+    "scan_rollouts",
+]

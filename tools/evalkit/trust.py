@@ -1,0 +1,207 @@
+"""Trust checks for a baseline/candidate pair, run before any delta is believed.
+
+Each check takes what two loaded runs recorded (fingerprints of their responses, their
+provenance, their sampling, their validate verdicts) and returns a `TrustCheck`: `pass`,
+`note` (nothing to hold against the pair, but say it) or `fail` (the pair is
+`not_comparable`). The numbers behind every check travel in `counts`, so text, JSON and the
+report show the same evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+PASS, NOTE, FAIL = "pass", "note", "fail"
+# Two independently sampled runs share no response ids, and their non-trivial responses
+# (not an exact answer, not empty) coincide byte for byte only by rare accident: a
+# couple of short identical texts are tolerated, a share beyond this is reuse.
+REUSE_MAX_SHARE = 0.02
+REUSE_MIN_COUNT = 3
+
+
+@dataclass(frozen=True)
+class TrustCheck:
+    id: str
+    status: str  # pass | note | fail
+    message: str
+    counts: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "status": self.status, "message": self.message, **self.counts}
+
+
+def check_reuse(
+    base: Mapping,
+    cand: Mapping,
+    *,
+    greedy: bool = False,
+    copies_prompt: Callable[[Any], bool] | None = None,
+) -> TrustCheck:
+    """Response reuse between two runs: fingerprints keyed by (item, rollout index).
+
+    Identical response ids always mean the same responses (ids are minted per request).
+    Byte-identical non-trivial responses mean reuse when the runs sampled; with greedy
+    decoding (temperature 0 on both sides) near-identical checkpoints may legitimately
+    agree, so there they are only noted. `copies_prompt(slot)` says whether the baseline's
+    response at SLOT is a verbatim copy from its prompt (MRCR: a needle reproduced exactly
+    is the same bytes in any run); it is asked only about responses identical on both
+    sides, and those copies are not counted."""
+    shared = base.keys() & cand.keys()
+    same_id = same_text = compared = copies = 0
+    for slot in shared:
+        b, c = base[slot], cand[slot]
+        if b.response_id is not None and b.response_id == c.response_id:
+            same_id += 1
+        if b.text_digest is not None and c.text_digest is not None:
+            if b.text_digest == c.text_digest:
+                if copies_prompt is not None and copies_prompt(slot):
+                    copies += 1
+                    continue
+                same_text += 1
+            compared += 1
+    counts = {
+        "paired_responses": len(shared),
+        "identical_response_ids": same_id,
+        "compared_nontrivial": compared,
+        "identical_nontrivial": same_text,
+        "identical_verbatim_prompt_copies": copies,
+    }
+    share = same_text / compared if compared else 0.0
+    if same_id:
+        return TrustCheck(
+            "response-reuse",
+            FAIL,
+            f"{same_id} of {len(shared)} paired responses carry the same response id on both "
+            "sides: the candidate reused the baseline's responses (a shared cache or a copied "
+            "directory), so these are not two measurements",
+            counts,
+        )
+    if same_text >= REUSE_MIN_COUNT and share > REUSE_MAX_SHARE:
+        message = (
+            f"{same_text} of {compared} non-trivial paired responses ({share:.1%}) are "
+            "byte-identical (exact answers and empty responses not counted)"
+        )
+        if greedy:
+            return TrustCheck(
+                "response-reuse",
+                NOTE,
+                message + "; both runs decode greedily (temperature 0), where close "
+                "checkpoints can agree",
+                counts,
+            )
+        return TrustCheck(
+            "response-reuse",
+            FAIL,
+            message + f" > {REUSE_MAX_SHARE:.0%}: two sampled runs do not agree like this; "
+            "the candidate reused the baseline's responses",
+            counts,
+        )
+    return TrustCheck(
+        "response-reuse",
+        PASS,
+        f"no shared response ids; {same_text} of {compared} non-trivial paired responses "
+        "byte-identical",
+        counts,
+    )
+
+
+def check_provenance(base: Mapping[str, Any], cand: Mapping[str, Any]) -> list[TrustCheck]:
+    """Provenance dicts (evalkit.runs.run.Provenance.as_dict) of the two sides."""
+    checks: list[TrustCheck] = []
+    for key, label in (("invocation_id", "invocation id"), ("checkpoint", "checkpoint path")):
+        b, c = base.get(key), cand.get(key)
+        cid = key.replace("_", "-")
+        if b is not None and b == c:
+            checks.append(
+                TrustCheck(
+                    cid,
+                    FAIL,
+                    f"same {label} on both sides ({b}): this compares a run with itself "
+                    "or a copy of it"
+                    if key == "invocation_id"
+                    else f"same {label} on both sides ({b}): baseline and candidate are "
+                    "one checkpoint",
+                )
+            )
+        elif b is None or c is None:
+            checks.append(TrustCheck(cid, NOTE, f"{label} not recorded on one side; not checked"))
+        else:
+            checks.append(TrustCheck(cid, PASS, f"{label}s differ"))
+    b, c = base.get("gym_version"), cand.get("gym_version")
+    if b is not None and c is not None and b != c:
+        checks.append(
+            TrustCheck(
+                "gym-version",
+                FAIL,
+                f"NeMo Gym versions differ: base {b}, candidate {c} (grading and data "
+                "preparation may differ between versions)",
+            )
+        )
+    elif b is not None and c is not None:
+        checks.append(TrustCheck("gym-version", PASS, f"same NeMo Gym version ({b})"))
+    return checks
+
+
+def check_sampling(
+    base: Mapping[str, float],
+    cand: Mapping[str, float],
+    keys: tuple[str, ...],
+    sources: tuple[str | None, str | None],
+) -> list[TrustCheck]:
+    checks: list[TrustCheck] = []
+    for key in keys:
+        b, c = base.get(key), cand.get(key)
+        if b is not None and c is not None and b != c:
+            checks.append(
+                TrustCheck(
+                    f"sampling-{key}",
+                    FAIL,
+                    f"sampling differs: {key} base {b:g}, candidate {c:g}",
+                    {"base": b, "cand": c, "base_source": sources[0], "cand_source": sources[1]},
+                )
+            )
+        elif b is None or c is None:
+            checks.append(
+                TrustCheck(
+                    f"sampling-{key}",
+                    NOTE,
+                    f"{key} not readable from the rollouts or the config on one side; not checked",
+                )
+            )
+        else:
+            checks.append(
+                TrustCheck(
+                    f"sampling-{key}",
+                    PASS,
+                    f"{key} {b:g} on both sides",
+                    {"base_source": sources[0], "cand_source": sources[1]},
+                )
+            )
+    return checks
+
+
+def check_validation(side: str, verdict: str | None, why: list[str]) -> TrustCheck:
+    """A side's `evalkit validate` verdict for the task; anything but valid disqualifies."""
+    cid = f"validate-{side}"
+    if verdict is None:
+        return TrustCheck(cid, NOTE, f"{side}: not validated")
+    if verdict != "valid":
+        shown = "; ".join(why[:3])
+        return TrustCheck(
+            cid,
+            FAIL,
+            f"{side} run is {verdict} under evalkit validate" + (f": {shown}" if shown else ""),
+            {"verdict": verdict},
+        )
+    return TrustCheck(
+        cid,
+        PASS,
+        f"{side} run is valid under evalkit validate",
+        {"verdict": "valid"},
+    )
+
+
+def failures(checks: list[TrustCheck]) -> list[str]:
+    return [c.message for c in checks if c.status == FAIL]
