@@ -274,7 +274,7 @@ def test_healthy_canary_is_valid_in_text_and_json(tmp_path, run_cli):
     lines = out.strip().splitlines()
     assert code == 0 and err == ""
     assert lines[-1] == "verdict: valid"
-    assert sum(1 for line in lines if re.match(r"\s+\[(ok|warn|FAIL)\]", line)) == 11
+    assert sum(1 for line in lines if re.match(r"\s+\[(ok|warn|FAIL)\]", line)) == 12
 
 
 @pytest.mark.parametrize("where", ["invocation", "artifacts"])
