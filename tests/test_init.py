@@ -535,3 +535,15 @@ def test_json_names_each_derived_value_and_its_source(run_cli, tmp_path):
     assert derived["long_max_model_len_override"]["value"] is True
     assert all(item["source"] for k, item in derived.items() if k != "file")
     assert doc["written"] == [str(tmp_path / "m.yaml")]
+
+
+def test_the_context_fact_reaches_sizing_so_no_card_warning_is_left(run_cli, tmp_path):
+    # The golden shape: config.json 262144, card 1M. With the card's context as a fact,
+    # init serves 1,100,000 with the override and has nothing left to ask.
+    facts = {**NVFP4_FACTS, "context": 1048576}
+    code, out, stderr = init(run_cli, tmp_path, "mrcr", facts, NVFP4_HYBRID)
+    assert code == 0, stderr
+    assert "--context N" not in stderr and "Confirm the model card" not in stderr
+    assert "config_n3_1m.yaml" in out.read_text()
+    above_info = {f.rule for f in findings(out, NVFP4_HYBRID, 1048576) if f.severity != "info"}
+    assert above_info <= {"NEL104"}  # only variables of the launching shell remain

@@ -48,7 +48,8 @@ def build(task_name: str, given: dict, checkpoint_dir: str | None) -> Result:
                 'walltime defaulted to "04:00:00", a common cap rather than your cluster\'s: '
                 "set fact walltime to the partition's limit"
             )
-    ckpt = load_checkpoint(checkpoint_dir)
+    context = values.get("context")
+    ckpt = load_checkpoint(checkpoint_dir, documented_context=int(context) if context else None)
     for output in task.outputs:
         if task.kind == "aa" and output.role == "gdpval" and not values["thinking"]:
             result.warnings.append(

@@ -71,7 +71,8 @@ def build_baseline(candidate: str, given: dict, checkpoint_dir: str | None) -> R
     load, load_source = server_load(
         doc, role, {"tau2_parallelism": _top_parallelism(doc), "parallelism": _top_parallelism(doc)}
     )
-    ckpt = load_checkpoint(checkpoint_dir)
+    context = given.get("context")
+    ckpt = load_checkpoint(checkpoint_dir, documented_context=int(context) if context else None)
     length = flags.integer("max_model_len")
     facts = {
         "gpu_mem_gib": given["gpu_mem_gib"],
