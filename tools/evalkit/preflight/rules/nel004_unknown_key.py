@@ -15,7 +15,7 @@ runs with the default you meant to change.
 
 Severity, per case: an error where the launcher refuses the key (directly under
 `evaluation` or a task: "Invalid 'evaluation' config ... Extra inputs are not
-permitted"), where the evaluation container refuses it (`adapter_config`, checked with
+permitted", and in `execution.mounts`), where the evaluation container refuses it (`adapter_config`, checked with
 `extra="forbid"` at run time), and for a near-miss of a known key you did not also
 write (the setting you meant silently keeps its default, so the run is not the one you
 configured). A warning for any other key: it is inert (an unread top-level block, a
@@ -67,6 +67,8 @@ def is_typo(key: str, suggestion: str | None) -> bool:
 def severity(ctx, path: tuple, suggestion: str | None) -> str:
     if path[:1] == ("evaluation",) and (len(path) == 2 or (len(path) == 4 and path[1] == "tasks")):
         return "error"  # the launcher's pydantic model forbids extra keys here
+    if path[:2] == ("execution", "mounts") and len(path) == 3:
+        return "error"  # the launcher's MountsModel forbids extra keys too
     if "adapter_config" in path:
         return "error"  # the container's adapter model forbids extra keys
     typo = len(path) > 1 and is_typo(str(path[-1]), suggestion)
