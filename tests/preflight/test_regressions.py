@@ -120,8 +120,8 @@ def test_inert_top_level_key_is_a_warning(tmp_path):
 
 def test_typo_and_refused_keys_stay_errors(tmp_path):
     text = SLURM_VLLM.replace('  walltime: "04:00:00"', '  walltim: "04:00:00"')
-    text = text.replace("    - name: lm-evaluation-harness.ifeval\n",
-                        "    - name: lm-evaluation-harness.ifeval\n      nemo_evalutor_config: {}\n")  # fmt: skip
+    task = "    - name: lm-evaluation-harness.ifeval\n"
+    text = text.replace(task, task + "      nemo_evalutor_config: {}\n")
     severities = {f.path: f.severity for f in by_rule(findings(tmp_path, text), "NEL004")}
     assert severities == {
         "execution.walltim": "error",
