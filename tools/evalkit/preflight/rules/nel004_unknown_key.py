@@ -16,10 +16,10 @@ runs with the default you meant to change.
 Severity, per case: an error where the launcher refuses the key (directly under
 `evaluation` or a task: "Invalid 'evaluation' config ... Extra inputs are not
 permitted", and in `execution.mounts`), where the evaluation container refuses it
-(`adapter_config`, checked with `extra="forbid"` at run time), and for a near-miss of a known key you did not also
-write (the setting you meant silently keeps its default, so the run is not the one you
-configured). A warning for any other key: it is inert (an unread top-level block, a
-note), probably unintended but harmless.
+(`adapter_config`, checked with `extra="forbid"` at run time), and for a near-miss of
+a known key you did not also write (the setting you meant silently keeps its default,
+so the run is not the one you configured). A warning for any other key: it is inert
+(an unread top-level block, a note), probably unintended but harmless.
 
 ## Example
 ```yaml
