@@ -339,7 +339,12 @@ make(
     "fail",
     "ambiguous_gpqa",
     "generic",
-    [("    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n", "    - name: gpqa_diamond\n")],
+    [
+        (
+            "    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n",
+            "    - name: gpqa_diamond\n",
+        )
+    ],
     "gpqa_diamond exists in two harnesses",
 )
 make(
@@ -347,7 +352,12 @@ make(
     "fail",
     "unknown_task",
     "generic",
-    [("    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n", "    - name: gpqa_diamondd\n")],
+    [
+        (
+            "    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n",
+            "    - name: gpqa_diamondd\n",
+        )
+    ],
     "no such task in the catalog",
 )
 make(
@@ -355,7 +365,12 @@ make(
     "pass",
     "qualified",
     "generic",
-    [("    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n", "    - name: simple_evals.gpqa_diamond\n")],
+    [
+        (
+            "    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n",
+            "    - name: simple_evals.gpqa_diamond\n",
+        )
+    ],
     "harness-qualified name",
 )
 make("NEL009", "pass", "explicit_container", "generic", [], "any name with a container")

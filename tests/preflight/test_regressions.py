@@ -45,12 +45,15 @@ def by_rule(found, code):
 
 def test_ray_pin_in_shell_comment_is_not_code(tmp_path):
     # the upstream MRCR template after its fix explains the pin in a comment
-    text = SLURM_VLLM + """\
+    text = (
+        SLURM_VLLM
+        + """\
   pre_cmd: |
     # the image carries ray[default]==2.55.1; pin to what the image has:
     ver=$(python -c 'import ray; print(ray.__version__)')
     echo "ray[default]==$ver" >> requirements.txt
 """
+    )
     assert not by_rule(findings(tmp_path, text), "NEL304")
 
 
@@ -69,10 +72,13 @@ def test_ray_pin_in_code_still_reported(tmp_path):
 
 def test_package_directive_in_defaults(tmp_path):
     # examples/slurm_vllm_auxiliary_judge.yaml at nemo-evaluator-launcher-v0.2.6
-    text = SLURM_VLLM.replace(
-        "  - deployment: vllm\n",
-        "  - deployment: vllm\n  - deployment/vllm@auxiliary_deployments.judge\n",
-    ) + "auxiliary_deployments:\n  judge:\n    served_model_name: judge\n"
+    text = (
+        SLURM_VLLM.replace(
+            "  - deployment: vllm\n",
+            "  - deployment: vllm\n  - deployment/vllm@auxiliary_deployments.judge\n",
+        )
+        + "auxiliary_deployments:\n  judge:\n    served_model_name: judge\n"
+    )
     found = findings(tmp_path, text)
     assert not by_rule(found, "NEL007")
     assert not [f for f in by_rule(found, "NEL004") if "auxiliary" in (f.path or "")]

@@ -53,9 +53,7 @@ def refusal(name: str, container: str | None) -> Refusal | None:
     cat = catalog()
     dots = name.count(".")
     if dots > 1:
-        return Refusal(
-            f"task name {name!r} has more than one '.'; use 'task' or 'harness.task'"
-        )
+        return Refusal(f"task name {name!r} has more than one '.'; use 'task' or 'harness.task'")
     if container:
         return None
     if dots == 0:

@@ -115,8 +115,7 @@ class _Builder:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise InputError(
-                f"YAML expands to more than {MAX_NODES} values (an alias bomb?); "
-                "not a nel config",
+                f"YAML expands to more than {MAX_NODES} values (an alias bomb?); not a nel config",
                 self.doc.path,
                 node.start_mark.line + 1,
             )
