@@ -10,6 +10,9 @@ Some are rejected late by the launcher (`env_vars` values must be strings), othe
 the evaluation container after the job has waited in the queue (adapter settings), and
 some silently change meaning (`mount_home: "false"` is a non-empty string).
 
+Severity: error, the launcher (pydantic) or the evaluation container refuses the value,
+or it silently changes meaning on every cluster.
+
 ## Example
 ```yaml
 evaluation:

@@ -7,6 +7,8 @@ Checks that every instance gets the same whole number of nodes.
 The launcher refuses the config (`num_nodes (3) must be divisible by num_instances
 (2)`) only at launch; preflight says so before you size everything else around it.
 
+Severity: error, the launcher refuses the config.
+
 ## Example
 ```yaml
 execution:

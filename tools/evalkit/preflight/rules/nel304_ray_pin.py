@@ -10,6 +10,10 @@ The gym sub-servers share the image's Ray. A pin that differs from the image
 (e.g. `ray==2.49.2` against an image carrying 2.55.1) makes `uv` unsatisfiable and the
 resources server exits at startup.
 
+Severity: error, `uv` cannot satisfy a pin that differs from the image's Ray and the
+resources server exits on every cluster; pins in shell comments and prose are not code
+and never reported.
+
 ## Example
 ```yaml
 command: |

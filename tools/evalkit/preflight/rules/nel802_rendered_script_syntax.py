@@ -7,6 +7,8 @@ With `--with-launcher`, runs `bash -n` on each rendered sbatch script.
 A stray quote or an unterminated heredoc in a command only breaks once the job starts
 on the cluster, after the queue wait.
 
+Severity: error, the job script fails on every cluster.
+
 ## Example
 ```yaml
 pre_cmd: echo "unterminated
