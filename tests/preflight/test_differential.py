@@ -210,12 +210,41 @@ MUTATIONS = {
 }
 
 
-def _cases() -> list[tuple[str, str, dict]]:
+# The rule that must carry the refusal (agreement by coincidence would not count).
+REFUSAL_RULE = {
+    "no_evaluation": "NEL010",
+    "tasks_at_top_level": "NEL010",
+    "evaluation_as_list": "NEL006",
+    "no_target": "NEL010",
+    "target_url_with_deployment": "NEL010",
+    "target_model_id_with_deployment": "NEL010",
+    "ambiguous_task_ifeval": "NEL009",
+    "ambiguous_task_gpqa": "NEL009",
+    "unknown_task": "NEL009",
+    "unknown_harness": "NEL009",
+    "task_key_typo": "NEL004",
+    "evaluation_overrides_key": "NEL005",
+    "execution_env_vars": "NEL005",
+    "env_var_not_string": "NEL006",
+    "env_var_unprefixed": "NEL101",
+    "pre_cmd_brace_var": "NEL001",
+    "interpolation_to_nothing": "NEL001",
+    "defaults_typo": "NEL007",
+    "defaults_plain_slurm": "NEL007",
+    "walltime_integer": "NEL202",
+    "nodes_not_divisible": "NEL205",
+    "mounts_key_typo": "NEL004",
+    "deprecated_multiple_instances": "NEL005",
+}
+
+
+def _cases() -> list[tuple[str, str, str, dict]]:
     cases = []
     for base_name, base in _bases().items():
         for name, (applies, mutate) in MUTATIONS.items():
             if applies(base):
-                cases.append((f"{base_name}-{name}", base_name, mutate(copy.deepcopy(base))))
+                data = mutate(copy.deepcopy(base))
+                cases.append((f"{base_name}-{name}", base_name, name, data))
     return cases
 
 
@@ -259,12 +288,12 @@ def verdicts(tmp_path_factory):
     work = tmp_path_factory.mktemp("differential")
     env = _launch_env()
     jobs, rows = [], []
-    for case_id, base_name, data in _cases():
+    for case_id, base_name, mutation, data in _cases():
         path = work / f"{case_id}.yaml"
         path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
         overrides = _fill_blanks(path, work / "out")
         jobs.append({"config": str(path), "overrides": overrides})
-        rows.append((case_id, base_name, path, overrides))
+        rows.append((case_id, base_name, mutation, path, overrides))
     half = (len(jobs) + 1) // 2
     with ThreadPoolExecutor(2) as pool:
         parts = list(
@@ -274,7 +303,9 @@ def verdicts(tmp_path_factory):
         )
     launcher = parts[0] + parts[1]
     out: dict[str, dict] = {}
-    for (case_id, base_name, path, overrides), verdict in zip(rows, launcher, strict=True):
+    for (case_id, base_name, mutation, path, overrides), verdict in zip(
+        rows, launcher, strict=True
+    ):
         try:
             findings = check_file(str(path), Options(overrides=overrides, env=env))
             errors = sorted({f.rule for f in findings if f.severity == "error"})
@@ -282,6 +313,7 @@ def verdicts(tmp_path_factory):
             errors = [f"input: {err}"]
         out[case_id] = {
             "base": base_name,
+            "mutation": mutation,
             "path": path,
             "overrides": overrides,
             "launcher_ok": verdict["ok"],
@@ -305,6 +337,17 @@ def test_every_refusal_gets_a_preflight_error(verdicts):
         if not v["launcher_ok"] and not v["preflight_errors"] and case not in REFUSED_BUT_SILENT
     }
     assert not missed, json.dumps(missed, indent=1)
+
+
+def test_refusals_carry_the_matching_rule(verdicts):
+    wrong = {
+        case: (REFUSAL_RULE[v["mutation"]], v["preflight_errors"], v["launcher_error"])
+        for case, v in verdicts.items()
+        if not v["launcher_ok"]
+        and v["mutation"] in REFUSAL_RULE
+        and REFUSAL_RULE[v["mutation"]] not in v["preflight_errors"]
+    }
+    assert not wrong, json.dumps(wrong, indent=1)
 
 
 def test_no_false_errors_on_accepted_configs(verdicts):
