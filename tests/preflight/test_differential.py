@@ -101,6 +101,20 @@ def _walltime_typo(cfg: dict) -> dict:
     return cfg
 
 
+def _drop_group(cfg: dict, group: str) -> dict:
+    cfg["defaults"] = [d for d in cfg["defaults"] if not (isinstance(d, dict) and group in d)]
+    cfg.pop(group, None)
+    return cfg
+
+
+def _drop_deployment(cfg: dict) -> dict:
+    return _drop_group(cfg, "deployment")
+
+
+def _drop_execution(cfg: dict) -> dict:
+    return _drop_group(cfg, "execution")
+
+
 def _move_tasks_up(cfg: dict) -> dict:
     cfg["tasks"] = cfg.pop("evaluation")["tasks"]
     return cfg
@@ -187,6 +201,9 @@ MUTATIONS = {
         _slurm,
         lambda c: _set(c, "execution.mounts.mount_hom", False),
     ),
+    "no_deployment_at_all": (lambda c: True, _drop_deployment),
+    "no_execution_at_all": (lambda c: True, _drop_execution),
+    "empty_task_list": (lambda c: True, lambda c: _set(c, "evaluation.tasks", [])),
     "inert_top_level_key": (lambda c: True, lambda c: _set(c, "notes", "owner: evals team")),
     # accepted by the launcher, defects all the same (ACCEPTED_BUT_DEFECTIVE)
     "execution_key_typo": (_slurm, _walltime_typo),
@@ -213,6 +230,9 @@ MUTATIONS = {
 # The rule that must carry the refusal (agreement by coincidence would not count).
 REFUSAL_RULE = {
     "no_evaluation": "NEL010",
+    "no_deployment_at_all": "NEL010",
+    "no_execution_at_all": "NEL010",
+    "empty_task_list": "NEL010",
     "tasks_at_top_level": "NEL010",
     "evaluation_as_list": "NEL006",
     "no_target": "NEL010",

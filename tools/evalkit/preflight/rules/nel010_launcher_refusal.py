@@ -6,12 +6,14 @@ Checks the structure nel 0.2.6 reads before it renders anything: the `execution`
 merged into a user file, so only what the file's `defaults:` and keys provide exists);
 with `deployment: none` the evaluated endpoint must come from `target.api_endpoint`; with
 a deployment, `target.api_endpoint` must not carry `url` or `model_id` (the launcher
-fills them from the deployment).
+fills them from the deployment). `evaluation.tasks` must list at least one task.
 
 ## Why is this bad
 The launcher stops with `Key 'evaluation' is not in struct`, `Key 'target' is not in
 struct`, or `when deployment is configured, url field should not exist in
-target.api_endpoint`. Severity: error, the launcher refuses the config.
+target.api_endpoint`. Severity: error, the launcher refuses the config. An empty task
+list is an error with the local executor (0.2.6 stops with an `UnboundLocalError`) and a
+warning elsewhere (the launcher accepts it and evaluates nothing).
 
 ## Example
 ```yaml
@@ -48,6 +50,19 @@ def check(ctx):
                 f"\"Key '{section}' is not in struct\"",
                 fix=fix,
             )
+    evaluation = cfg.get(("evaluation",))
+    if isinstance(evaluation, dict) and not evaluation.get("tasks"):
+        yield Hit(
+            ("evaluation", "tasks") if "tasks" in evaluation else ("evaluation",),
+            "no tasks to evaluate"
+            + (
+                " (the local executor stops with an UnboundLocalError)"
+                if cfg.execution_type == "local"
+                else ""
+            ),
+            fix="list at least one task under evaluation.tasks",
+            severity="error" if cfg.execution_type == "local" else "warning",
+        )
     deployment = cfg.deployment_type
     endpoint = cfg.get(("target", "api_endpoint"))
     if deployment == "none":
