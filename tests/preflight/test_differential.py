@@ -107,6 +107,27 @@ def _drop_group(cfg: dict, group: str) -> dict:
     return cfg
 
 
+def _local(cfg: dict) -> bool:
+    return {"execution": "local"} in cfg.get("defaults", [])
+
+
+def _drop_env_vars(cfg: dict) -> dict:
+    """No env var anywhere (the launcher's local executor trips over that)."""
+
+    def strip(node):
+        if isinstance(node, dict):
+            node.pop("env_vars", None)
+            node.pop("api_key_name", None)
+            for value in node.values():
+                strip(value)
+        elif isinstance(node, list):
+            for value in node:
+                strip(value)
+
+    strip(cfg)
+    return cfg
+
+
 def _drop_deployment(cfg: dict) -> dict:
     return _drop_group(cfg, "deployment")
 
@@ -202,6 +223,7 @@ MUTATIONS = {
         lambda c: _set(c, "execution.mounts.mount_hom", False),
     ),
     "no_deployment_at_all": (lambda c: True, _drop_deployment),
+    "local_without_env_vars": (_local, _drop_env_vars),
     "no_execution_at_all": (lambda c: True, _drop_execution),
     "empty_task_list": (lambda c: True, lambda c: _set(c, "evaluation.tasks", [])),
     "inert_top_level_key": (lambda c: True, lambda c: _set(c, "notes", "owner: evals team")),
@@ -231,6 +253,7 @@ MUTATIONS = {
 REFUSAL_RULE = {
     "no_evaluation": "NEL010",
     "no_deployment_at_all": "NEL010",
+    "local_without_env_vars": "NEL010",
     "no_execution_at_all": "NEL010",
     "empty_task_list": "NEL010",
     "tasks_at_top_level": "NEL010",

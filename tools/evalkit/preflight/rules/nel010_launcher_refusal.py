@@ -6,14 +6,18 @@ Checks the structure nel 0.2.6 reads before it renders anything: the `execution`
 merged into a user file, so only what the file's `defaults:` and keys provide exists);
 with `deployment: none` the evaluated endpoint must come from `target.api_endpoint`; with
 a deployment, `target.api_endpoint` must not carry `url` or `model_id` (the launcher
-fills them from the deployment). `evaluation.tasks` must list at least one task.
+fills them from the deployment). `evaluation.tasks` must list at least one task. With
+the local executor, some task must see at least one env var (0.2.6's local executor
+reads an unset variable otherwise).
 
 ## Why is this bad
 The launcher stops with `Key 'evaluation' is not in struct`, `Key 'target' is not in
 struct`, or `when deployment is configured, url field should not exist in
 target.api_endpoint`. Severity: error, the launcher refuses the config. An empty task
 list is an error with the local executor (0.2.6 stops with an `UnboundLocalError`) and a
-warning elsewhere (the launcher accepts it and evaluates nothing).
+warning elsewhere (the launcher accepts it and evaluates nothing). A local run with no
+env var in any group stops with `UnboundLocalError: ... 'export_reexport_cmd'` (a 0.2.6
+bug in executors/local/executor.py): an error, the launcher refuses it.
 
 ## Example
 ```yaml
@@ -39,6 +43,13 @@ SECTIONS = {
 }
 
 
+def any_env_var(cfg) -> bool:
+    """True when the launcher collects at least one env var for some job (secrets file)."""
+    if any(values for _, values in cfg.env_maps()):
+        return True
+    return bool(cfg.get(("target", "api_endpoint", "api_key_name")))
+
+
 @rule("NEL010", "launcher-refusal", "error")
 def check(ctx):
     cfg = ctx.cfg
@@ -62,6 +73,14 @@ def check(ctx):
             ),
             fix="list at least one task under evaluation.tasks",
             severity="error" if cfg.execution_type == "local" else "warning",
+        )
+    if cfg.execution_type == "local" and cfg.tasks and not any_env_var(cfg):
+        yield Hit(
+            ("execution", "type"),
+            "a local run with no env var in any group: nel 0.2.6's local executor stops with "
+            "\"UnboundLocalError: ... 'export_reexport_cmd'\"",
+            fix="give the evaluation any env var, e.g. evaluation.env_vars: {HF_HOME: "
+            "lit:/root/.cache/huggingface}, or a target.api_endpoint.api_key_name",
         )
     deployment = cfg.deployment_type
     endpoint = cfg.get(("target", "api_endpoint"))
