@@ -226,6 +226,13 @@ MUTATIONS = {
     "local_without_env_vars": (_local, _drop_env_vars),
     "no_execution_at_all": (lambda c: True, _drop_execution),
     "empty_task_list": (lambda c: True, lambda c: _set(c, "evaluation.tasks", [])),
+    "task_name_not_string": (lambda c: True, lambda c: _set(c, "evaluation.tasks.0.name", 123)),
+    "mount_home_as_word": (_slurm, lambda c: _set(c, "execution.mounts.mount_home", "no")),
+    "num_nodes_as_string": (_slurm, lambda c: _set(c, "execution.num_nodes", "1")),
+    "tasks_not_a_list": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.tasks", {"name": "lm-evaluation-harness.ifeval"}),
+    ),
     "inert_top_level_key": (lambda c: True, lambda c: _set(c, "notes", "owner: evals team")),
     # accepted by the launcher, defects all the same (ACCEPTED_BUT_DEFECTIVE)
     "execution_key_typo": (_slurm, _walltime_typo),
@@ -254,6 +261,9 @@ REFUSAL_RULE = {
     "no_evaluation": "NEL010",
     "no_deployment_at_all": "NEL010",
     "local_without_env_vars": "NEL010",
+    "task_name_not_string": "NEL006",
+    "tasks_not_a_list": "NEL006",
+    "num_nodes_as_string": "NEL205",
     "no_execution_at_all": "NEL010",
     "empty_task_list": "NEL010",
     "tasks_at_top_level": "NEL010",
