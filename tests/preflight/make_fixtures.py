@@ -333,6 +333,68 @@ make(
     "one execution mapping",
 )
 
+# NEL009 task names (the launcher's own 0.2.6 catalog)
+make(
+    "NEL009",
+    "fail",
+    "ambiguous_gpqa",
+    "generic",
+    [
+        (
+            "    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n",
+            "    - name: gpqa_diamond\n",
+        )
+    ],
+    "gpqa_diamond exists in two harnesses",
+)
+make(
+    "NEL009",
+    "fail",
+    "unknown_task",
+    "generic",
+    [
+        (
+            "    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n",
+            "    - name: gpqa_diamondd\n",
+        )
+    ],
+    "no such task in the catalog",
+)
+make(
+    "NEL009",
+    "pass",
+    "qualified",
+    "generic",
+    [
+        (
+            "    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n",
+            "    - name: simple_evals.gpqa_diamond\n",
+        )
+    ],
+    "harness-qualified name",
+)
+make("NEL009", "pass", "explicit_container", "generic", [], "any name with a container")
+
+# NEL010 structural refusals
+make(
+    "NEL010",
+    "fail",
+    "url_with_deployment",
+    "generic",
+    [],
+    "target.api_endpoint.url beside a deployment",
+    append="target:\n  api_endpoint:\n    url: http://localhost:8000/v1/chat/completions\n",
+)
+make(
+    "NEL010",
+    "fail",
+    "none_without_target",
+    "generic",
+    [("  - deployment: vllm\n", "  - deployment: none\n")],
+    "deployment: none and no target",
+)
+make("NEL010", "pass", "deployment_provides_endpoint", "generic", [], "no target with a deployment")
+
 # NEL101 prefix
 make(
     "NEL101",

@@ -17,6 +17,11 @@ checks that need the model's config.json / hf_quant_config.json; --context N giv
 context the model card documents (else config.json's max_position_embeddings is used).
 --pair compares a baseline and a candidate config. --with-launcher also runs the real
 `nel run --dry-run` and checks the scripts it renders.
+
+Suppression: `# evalkit: disable=NEL201` at the end of a YAML line silences that code on
+that line; on its own line before the first key, in the whole file. --select and
+--ignore take codes or prefixes (NEL2). Suppressed findings are counted in the summary.
+Exit 1 on errors, or on warnings too with --fail-on warning (--strict).
 """
 EXAMPLES = """\
   evalkit preflight recipes/examples/gym/example_mrcr.yaml --template
@@ -25,6 +30,7 @@ EXAMPLES = """\
   evalkit preflight --pair mrcr_bf16.yaml mrcr_nvfp4.yaml
   evalkit preflight mrcr.yaml --with-launcher --nel scripts/nel-gym.sh
   evalkit preflight mrcr.yaml --format sarif > preflight.sarif
+  evalkit preflight mrcr.yaml --ignore NEL201,NEL207 --fail-on warning
 """
 FORMATS = ("text", "json", "sarif")
 
@@ -76,13 +82,59 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="dotenv file the launch will use (default: ./.env, as nel does)",
     )
-    parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    parser.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="CODES",
+        help="report only these rule codes or prefixes (comma-separated, repeatable)",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="CODES",
+        help="suppress these rule codes or prefixes (comma-separated, repeatable)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        default="error",
+        help="lowest severity that makes the exit code 1 (default: error)",
+    )
+    parser.add_argument(
+        "--strict",
+        dest="fail_on",
+        action="store_const",
+        const="warning",
+        help="same as --fail-on warning",
+    )
+
+
+def _codes(values: list[str]) -> list[str]:
+    return [c.strip().upper() for v in values for c in v.split(",") if c.strip()]
+
+
+def _suppressed_line(counts: dict[str, int]) -> str:
+    total = sum(counts.values())
+    if not total:
+        return ""
+    detail = ", ".join(f"{code} x{n}" for code, n in counts.items())
+    return f"{total} finding(s) suppressed ({detail})\n"
 
 
 def run(args: argparse.Namespace) -> int:
     from evalkit.errors import UsageError
     from evalkit.findings import exit_code, findings_document
-    from evalkit.preflight.runner import Options, check_file, check_launcher, check_pair
+    from evalkit.preflight import suppress
+    from evalkit.preflight.registry import all_rules
+    from evalkit.preflight.runner import (
+        Options,
+        check_file,
+        check_launcher,
+        check_pair,
+        directives_for,
+    )
     from evalkit.report import findings_text, write_json
 
     configs = list(args.configs)
@@ -92,6 +144,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give at least one CONFIG (or --pair BASE CAND)")
     if args.nel and not args.with_launcher:
         raise UsageError("--nel only applies with --with-launcher")
+    select, ignore = _codes(args.select), _codes(args.ignore)
+    unknown = suppress.check_selectors(select + ignore, all_rules())
+    if unknown:
+        raise UsageError(f"no rule matches {', '.join(unknown)} (see references/rules.md)")
 
     if args.context is not None and (not args.checkpoint or args.context <= 0):
         raise UsageError("--context N needs --checkpoint DIR and a positive N")
@@ -122,13 +178,18 @@ def run(args: argparse.Namespace) -> int:
             result = launcher.dry_run(path, args.overrides, args.nel)
             findings += check_launcher(path, options, result)
 
+    directives = {path: directives_for(path) for path in dict.fromkeys(configs)}
+    result = suppress.apply(findings, directives, select, ignore)
+    findings = result.shown
     if args.format == "json":
-        write_json(findings_document(findings))
+        document = findings_document(findings)
+        document["summary"]["suppressed"] = len(result.suppressed)
+        document["suppressed"] = result.counts()
+        write_json(document)
     elif args.format == "sarif":
-        from evalkit.preflight.registry import all_rules
         from evalkit.report import render_sarif
 
         write_json(render_sarif(findings, all_rules()))
     else:
-        sys.stdout.write(findings_text(findings))
-    return exit_code(findings, strict=args.strict)
+        sys.stdout.write(findings_text(findings) + _suppressed_line(result.counts()))
+    return exit_code(findings, strict=args.fail_on == "warning")

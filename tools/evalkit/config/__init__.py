@@ -6,16 +6,24 @@ cfg.topology.tp, cfg.line(("execution", "walltime")), cfg.mrcr.mrcr_variant
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from evalkit.config import overrides as ov
 from evalkit.config.groups import compose
 from evalkit.config.model import NelConfig
-from evalkit.config.yamldoc import YamlDoc, format_path, parse_document
+from evalkit.config.yamldoc import MAX_BYTES, YamlDoc, format_path, parse_document
+from evalkit.errors import InputError
 from evalkit.inputs import read_text
 
 
 def load_document(path: str) -> YamlDoc:
+    try:  # refuse a huge file before reading it
+        too_big = os.path.getsize(path) > 4 * MAX_BYTES
+    except OSError:
+        too_big = False  # missing or unreadable: read_text reports it
+    if too_big:
+        raise InputError(f"file too large for a nel config (limit {MAX_BYTES} characters)", path)
     return parse_document(read_text(path), str(path))
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
+from typing import Any
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "tp": ("--tensor-parallel-size", "-tp", "--tp-size", "--tp", "--tp_size"),
@@ -63,6 +64,27 @@ def split_words(text: str) -> list[str]:
     return out
 
 
+def resolved_command(cfg: Any) -> str:
+    """`deployment.command` of a loaded config (evalkit.config.NelConfig) with every
+    `${...}` resolved as the launcher resolves it before rendering the script
+    (`${deployment.data_parallel_size}` -> `16`). Rules that read serving flags use this.
+    """
+    from evalkit.config.interpolation import resolve_full
+
+    value = resolve_full(cfg.data, ("deployment", "command"))
+    return "" if value is None else str(value)
+
+
+def _inner_scripts(word: str) -> list[str]:
+    """Words of a quoted script inside a word (`bash -c '... vllm serve --dp 16 ...'`)."""
+    if not any(ch.isspace() for ch in word) or "-" not in word:
+        return []
+    words: list[str] = []
+    for line in word.splitlines():
+        words.extend(split_words(line.rstrip("\\")))
+    return words
+
+
 @dataclass
 class ServeFlags:
     text: str
@@ -74,7 +96,11 @@ class ServeFlags:
         # A multi-line script: read each line (its own comments end at its own newline).
         words: list[str] = []
         for line in text.splitlines() or [""]:
-            words.extend(split_words(line.rstrip("\\")))
+            for word in split_words(line.rstrip("\\")):
+                # a script passed as one quoted word (`bash -c '...'`, the launcher's
+                # multi-node DP example) carries the flags the server really gets
+                inner = _inner_scripts(word)
+                words.extend(inner if inner else [word])
         return cls(text=text, words=words)
 
     def raw(self, name: str) -> str | None:

@@ -43,6 +43,15 @@ class DefaultsEntry:
     group: str | None  # None for _self_
     option: str | None
     index: int  # position in the user's list (for its line)
+    package: str | None = None  # Hydra `@package`: where the values go (default: the group)
+
+    @property
+    def target(self) -> tuple[str, ...]:
+        """Key path the option's values are merged under (`_global_` is the root)."""
+        package = self.package if self.package is not None else self.group or ""
+        if package in ("_global_", ""):
+            return ()
+        return tuple(package.removeprefix("_global_.").split("."))
 
 
 @dataclass
@@ -65,15 +74,19 @@ def parse_defaults(raw: Any) -> tuple[list[DefaultsEntry], list[tuple[int | None
         elif isinstance(item, dict) and len(item) == 1:
             ((key, value),) = item.items()
             group = str(key).replace("override ", "").replace("optional ", "").strip()
+            group, _, package = group.partition("@")
             if value is None:
                 continue
             if not isinstance(value, str):
                 problems.append((i, f"defaults entry '{group}' must name one option"))
                 continue
-            entries.append(DefaultsEntry(group, value, i))
+            entries.append(DefaultsEntry(group, value, i, package or None))
         elif isinstance(item, str) and "/" in item:
+            # `deployment/vllm@auxiliary_deployments.judge`: option vllm of group
+            # deployment, placed at auxiliary_deployments.judge (0.2.6's judge example)
+            item, _, package = item.partition("@")
             group, _, option = item.partition("/")
-            entries.append(DefaultsEntry(group, option, i))
+            entries.append(DefaultsEntry(group, option, i, package or None))
         else:
             problems.append((i, f"unsupported defaults entry {item!r}"))
     return entries, problems
@@ -103,7 +116,7 @@ def compose(user: dict, choice_overrides: dict[str, str] | None = None) -> Compo
     result = Composition(data={}, problems=list(problems))
     if choice_overrides:
         for entry in entries:
-            if entry.group in choice_overrides:
+            if entry.group in choice_overrides and entry.package is None:
                 entry.option = choice_overrides[entry.group]
     if not any(e.group is None for e in entries):
         entries.append(DefaultsEntry(None, None, len(entries)))
@@ -128,7 +141,10 @@ def compose(user: dict, choice_overrides: dict[str, str] | None = None) -> Compo
                 )
             )
             continue
-        result.choices[entry.group] = entry.option
-        values = _group_values(entry.group, entry.option)
-        result.data = merge(result.data, {entry.group: values})
+        values: Any = _group_values(entry.group, entry.option)
+        if entry.package is None:
+            result.choices[entry.group] = entry.option
+        for key in reversed(entry.target):
+            values = {key: values}
+        result.data = merge(result.data, values)
     return result

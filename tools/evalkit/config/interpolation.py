@@ -219,4 +219,37 @@ def resolve_text(value: Any, data: dict, depth: int = 0) -> Any:
     return _SIMPLE.sub(repl, value)
 
 
-__all__ = ["InterpolationIssue", "find_issues", "format_path", "launch_environment", "resolve_text"]
+def resolve_full(data: dict, path: Path, env: Mapping[str, str] | None = None) -> Any:
+    """The value at `path` resolved by OmegaConf itself, as the launcher would see it.
+
+    Simple references are expanded without OmegaConf (cheap); anything else (oc.select,
+    nested or quoted interpolations) goes through a real OmegaConf tree. A value that
+    cannot be resolved is returned with its simple references expanded only.
+    """
+    found, value = lookup(data, ".".join(str(p) for p in path))
+    if not found:
+        return None
+    quick = resolve_text(value, data)
+    if not isinstance(quick, str) or "${" not in quick:
+        return quick
+    try:
+        checker = _OmegaChecker(data, env if env is not None else os.environ)
+        if checker.root is None:
+            return quick
+        node: Any = checker.root
+        for part in path[:-1]:
+            node = node._get_node(part)
+        resolved = node[path[-1]]
+    except Exception:  # unresolvable here (e.g. an env var set only at launch)
+        return quick
+    return resolved
+
+
+__all__ = [
+    "InterpolationIssue",
+    "find_issues",
+    "format_path",
+    "launch_environment",
+    "resolve_full",
+    "resolve_text",
+]

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from evalkit.config.command import ServeFlags
+from evalkit.config.command import ServeFlags, resolved_command
 from evalkit.config.groups import merge
-from evalkit.config.interpolation import resolve_text
 from evalkit.config.yamldoc import Path, YamlDoc, format_path
 from evalkit.mrcr.variants import Variant, variant_for_config_path
 
@@ -195,7 +194,7 @@ class NelConfig:
     # -- serving command ------------------------------------------------------------------
     @cached_property
     def serve_command(self) -> str:
-        return str(resolve_text(self.get(("deployment", "command"), ""), self.data) or "")
+        return resolved_command(self)
 
     @cached_property
     def flags(self) -> ServeFlags:

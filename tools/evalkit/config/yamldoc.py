@@ -19,6 +19,11 @@ Path = tuple  # a key path: str keys and int list indices, e.g. ("evaluation", "
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+# Bounds that keep hostile input (alias bombs, huge files) from hanging preflight. A real
+# nel config is a few kB and a few hundred nodes; these are orders of magnitude above.
+MAX_BYTES = 500_000
+MAX_NODES = 100_000  # nodes after alias expansion ("billion laughs" expands to 10**9)
+
 
 @dataclass(frozen=True)
 class Span:
@@ -83,6 +88,7 @@ class _Builder:
         self.doc = doc
         self.constructor = yaml.constructor.SafeConstructor()
         self.active: set[int] = set()
+        self.nodes = 0
 
     def span(self, node: yaml.Node, key_node: yaml.Node | None) -> Span:
         style = getattr(node, "style", None) if isinstance(node, yaml.ScalarNode) else None
@@ -106,6 +112,13 @@ class _Builder:
             ) from None
 
     def build(self, node: yaml.Node, path: Path, key_node: yaml.Node | None = None) -> Any:
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise InputError(
+                f"YAML expands to more than {MAX_NODES} values (an alias bomb?); not a nel config",
+                self.doc.path,
+                node.start_mark.line + 1,
+            )
         self.doc.spans[path] = self.span(node, key_node)
         if isinstance(node, yaml.ScalarNode):
             return self.scalar(node)
@@ -141,6 +154,11 @@ class _Builder:
 
 def parse_document(text: str, path: str) -> YamlDoc:
     """Parse one YAML document whose top level must be a mapping."""
+    if len(text) > MAX_BYTES:
+        raise InputError(
+            f"file too large for a nel config ({len(text)} characters; limit {MAX_BYTES})",
+            path,
+        )
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.YAMLError as err:

@@ -19,6 +19,23 @@ SCOPE_NOTE = {
 }
 
 
+# The promise every rule's severity keeps; each rule's doc says which case applies.
+CONTRACT = [
+    "- **error**: the launcher refuses the config, or the job fails on every cluster, or "
+    "the score would be wrong or not comparable. Preflight exits 1.",
+    "- **warning**: it fails on some clusters or environments, wastes GPUs or hours, or is "
+    "probably unintended. Exit 1 only with `--fail-on warning` (`--strict`).",
+    "- **info**: blanks and notes (`???` under `--template`). Never fails.",
+    "",
+    "A rule may choose its severity per case (NEL004, NEL204, NEL301 do); its section says "
+    "how. A config that `nel run --dry-run` accepts gets no error unless a rule proves a "
+    "defect the launcher does not check (tests/preflight/test_differential.py lists them). "
+    "Silence a finding with `# evalkit: disable=CODE` at the end of its line, or on its own "
+    "line before the first key for the whole file, or with `--ignore CODE`; suppressed "
+    "findings are still counted in the summary.",
+]
+
+
 def render() -> str:
     rules = all_rules()
     out = [
@@ -29,9 +46,9 @@ def render() -> str:
         "docstrings in `tools/evalkit/preflight/rules/` by "
         "`python -m evalkit.preflight.docs`; do not edit by hand.",
         "",
-        "Severities: **error** fails preflight (exit 1): the launch would fail on the "
-        "cluster or the score would be invalid or not comparable. **warning** is a strong "
-        "recommendation (`--strict` fails on it too). **info** is reported only.",
+        "## Severity contract",
+        "",
+        *CONTRACT,
         "",
         "| Code | Name | Severity | Summary |",
         "|---|---|---|---|",

@@ -20,6 +20,14 @@ class Options:
     env: Mapping[str, str] | None = None
 
 
+def directives_for(path: str):
+    """The file's `# evalkit: disable=` comments."""
+    from evalkit.inputs import read_text
+    from evalkit.preflight.suppress import parse_directives
+
+    return parse_directives(read_text(path))
+
+
 def load(path: str, options: Options) -> NelConfig:
     return build_config(load_document(path), options.overrides)
 

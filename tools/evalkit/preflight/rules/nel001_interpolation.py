@@ -11,6 +11,8 @@ The launcher resolves the whole config before it does anything else. One literal
 `Interpolation key 'HOME' not found`; bash forms like `${X:-default}` fail as
 `Unsupported interpolation type X`, and `$${X}` is not an escape.
 
+Severity: error, the launcher refuses the config (it resolves every string first).
+
 ## Example
 ```yaml
 pre_cmd: |

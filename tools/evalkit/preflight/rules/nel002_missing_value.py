@@ -9,6 +9,9 @@ reported as info: a shipped template is meant to carry them.
 The launcher stops at the first `Missing mandatory value` with a traceback, so fixing
 them one dry-run at a time costs a minute each.
 
+Severity: error, the launcher refuses the config; info with `--template`, where blanks
+are expected.
+
 ## Example
 ```yaml
 execution:

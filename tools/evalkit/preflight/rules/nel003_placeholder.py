@@ -10,6 +10,9 @@ the job script: a mount source `<HOST_HF_CACHE>`, `--reasoning-parser <PARSER>`,
 MLflow experiment named `CHANGEME`. The job then fails on the cluster, or worse,
 exports results under a wrong name.
 
+Severity: error, the job fails on every cluster (the placeholder reaches the script as a
+path, an account or a flag) although the launcher accepts it.
+
 ## Example
 ```yaml
 execution:

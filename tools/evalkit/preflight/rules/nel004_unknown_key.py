@@ -13,6 +13,14 @@ Only `evaluation` and its tasks are checked by the launcher itself. A typo anywh
 else (`walltim`, `partiton`, `tensor_paralel_size`) is silently ignored, so the job
 runs with the default you meant to change.
 
+Severity, per case: an error where the launcher refuses the key (directly under
+`evaluation` or a task: "Invalid 'evaluation' config ... Extra inputs are not
+permitted", and in `execution.mounts`), where the evaluation container refuses it
+(`adapter_config`, checked with `extra="forbid"` at run time), and for a near-miss of
+a known key you did not also write (the setting you meant silently keeps its default,
+so the run is not the one you configured). A warning for any other key: it is inert
+(an unread top-level block, a note), probably unintended but harmless.
+
 ## Example
 ```yaml
 execution:
@@ -26,6 +34,7 @@ execution:
 ```
 """
 
+import difflib
 import re
 
 from evalkit.preflight.registry import Hit, rule
@@ -47,6 +56,27 @@ def is_referenced(dotted: str, refs: set[str]) -> bool:
     )
 
 
+def is_typo(key: str, suggestion: str | None) -> bool:
+    """A near-miss spelling (`walltim`, `partiton`), not a longer name of its own
+    (`data_parallel_size_local`, a variable a custom command may read)."""
+    if not suggestion:
+        return False
+    return difflib.SequenceMatcher(None, key, suggestion).ratio() >= 0.9
+
+
+def severity(ctx, path: tuple, suggestion: str | None) -> str:
+    if path[:1] == ("evaluation",) and (len(path) == 2 or (len(path) == 4 and path[1] == "tasks")):
+        return "error"  # the launcher's pydantic model forbids extra keys here
+    if path[:2] == ("execution", "mounts") and len(path) == 3:
+        return "error"  # the launcher's MountsModel forbids extra keys too
+    if "adapter_config" in path:
+        return "error"  # the container's adapter model forbids extra keys
+    typo = len(path) > 1 and is_typo(str(path[-1]), suggestion)
+    if typo and not ctx.cfg.written(path[:-1] + (suggestion,)):
+        return "error"  # a typo: the setting the user meant is silently dropped
+    return "warning"
+
+
 @rule("NEL004", "unknown-key", "error")
 def check(ctx):
     refs = None
@@ -64,6 +94,7 @@ def check(ctx):
         yield Hit(
             issue.path,
             message,
+            severity=severity(ctx, tuple(issue.path), issue.suggestion),
             fix=hint
             and f"rename it to '{issue.suggestion}'"
             or "remove it or move it to the section that reads it",

@@ -10,6 +10,9 @@ Reports keys the schema marks as not allowed, with the reason: the top-level
 or rejects them at launch (`'execution.env_vars' is not supported`). Either way the
 setting you wrote does not take effect.
 
+Severity: error, the launcher refuses `execution.env_vars`, and the other keys never
+take effect, so the run is not the one configured.
+
 ## Example
 ```yaml
 cluster:

@@ -10,6 +10,10 @@ Some are rejected late by the launcher (`env_vars` values must be strings), othe
 the evaluation container after the job has waited in the queue (adapter settings), and
 some silently change meaning (`mount_home: "false"` is a non-empty string).
 
+Severity: error, the launcher (pydantic) or the evaluation container refuses the value,
+or it silently changes meaning on every cluster. A warning for `mount_home` written as a
+string: the launcher accepts it and mounts home (NEL201's concern, a warning).
+
 ## Example
 ```yaml
 evaluation:
@@ -27,6 +31,11 @@ evaluation:
 
 from evalkit.preflight.registry import Hit, rule
 
+# Wrong types the launcher accepts and whose effect is only warning-level: its pydantic
+# model coerces "no"/"false" for mount_home, but the executor then tests the raw string,
+# which is true, so home is mounted (what NEL201 warns about).
+WARNING_ONLY = {("execution", "mounts", "mount_home")}
+
 
 @rule("NEL006", "wrong-type", "error")
 def check(ctx):
@@ -37,4 +46,5 @@ def check(ctx):
                 if issue.suggestion
                 else "use a value of the listed type"
             )
-            yield Hit(issue.path, issue.message, fix=fix)
+            severity = "warning" if tuple(issue.path) in WARNING_ONLY else None
+            yield Hit(issue.path, issue.message, fix=fix, severity=severity)

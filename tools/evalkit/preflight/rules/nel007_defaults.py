@@ -10,6 +10,8 @@ Hydra stops with `Could not find 'deployment/vllmm'`; a plain `execution: slurm`
 the same way (the option is `slurm/default`). Preflight also needs the option to know
 the effective defaults (for example `gres: gpu:8`, `mount_home: true`).
 
+Severity: error, Hydra refuses the config while composing it.
+
 ## Example
 ```yaml
 defaults:

@@ -7,6 +7,8 @@ Reports every repeated key in a YAML mapping, with the line of the repeat.
 Hydra refuses the file (`found duplicate key`); plain YAML readers keep the last one
 silently, so two tools can read two different configs from the same file.
 
+Severity: error, Hydra refuses the config (`found duplicate key`).
+
 ## Example
 ```yaml
 execution:

@@ -7,6 +7,8 @@ Checks every `env_vars` map (top level, deployment, evaluation, each task, expor
 0.2.6 requires an explicit prefix and refuses the config (`Env var value 'HF_TOKEN'
 must have an explicit prefix`), or, for a non-string value, fails validation.
 
+Severity: error, the launcher refuses an unprefixed env-var value.
+
 ## Example
 ```yaml
 evaluation:

@@ -9,6 +9,9 @@ separate export job re-exports `NEL_INVOCATION_ID` in a fresh shell that never
 defined it; under `set -u` it dies with `NEL_INVOCATION_ID: unbound variable`, and the
 results are never exported.
 
+Severity: error, the auto-export job fails on every cluster with `NEL_INVOCATION_ID:
+unbound variable`.
+
 ## Example
 ```yaml
 env_vars:

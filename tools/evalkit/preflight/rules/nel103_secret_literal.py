@@ -9,6 +9,9 @@ A `lit:` value is written into the config itself, and the launcher echoes the re
 config as comments in `run.sub` and into `metadata.yaml`, which auto-export uploads.
 The token ends up in job scripts, result directories and MLflow.
 
+Severity: error, kept for a secret written in plain text into the job script and the
+exported metadata; a leaked credential is never a matter of taste.
+
 ## Example
 ```yaml
 evaluation:

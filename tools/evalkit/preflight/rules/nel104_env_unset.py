@@ -9,6 +9,9 @@ Both are read when you run `nel run`, dry-run included; an unset one stops the l
 (`Environment variable 'X' not found`, or `Environment variable 'X' (referenced by
 'Y') is not set`). It is a warning because you may launch from another shell.
 
+Severity: warning, whether it fails depends on the shell the launch runs in, not on the
+file.
+
 ## Example
 ```yaml
 export:

@@ -9,6 +9,9 @@ The home directory is bind-mounted into every container. Personal caches, pip
 configuration and credentials then leak into the run and change its behaviour from
 one user to the next; shared clusters often forbid it.
 
+Severity: warning. The launcher accepts it and its own SLURM examples inherit it; the
+job runs, but its behaviour depends on who launches it and some clusters refuse it.
+
 ## Example
 ```yaml
 defaults:
@@ -29,7 +32,7 @@ execution:
 from evalkit.preflight.registry import Hit, rule
 
 
-@rule("NEL201", "mount-home", "error")
+@rule("NEL201", "mount-home", "warning")
 def check(ctx):
     if ctx.cfg.execution_type != "slurm":
         return

@@ -9,6 +9,9 @@ string only because of the leading zero). With a deployment the launcher rejects
 (`Invalid walltime format: '36000'`); without one it writes `#SBATCH --time 36000`,
 which Slurm reads as 36000 minutes.
 
+Severity: error, the launcher refuses it with a deployment, and without one Slurm reads
+the integer as minutes on every cluster.
+
 ## Example
 ```yaml
 execution:

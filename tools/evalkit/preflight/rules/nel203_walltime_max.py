@@ -7,6 +7,8 @@ Compares the two durations (slurm/default's `max_walltime` is "120:00:00").
 The launcher chains jobs until the accumulated time reaches `max_walltime`; a single
 job longer than it cannot be resumed and the cap stops the run after its first job.
 
+Severity: error, the run stops after its first job on every cluster.
+
 ## Example
 ```yaml
 execution:

@@ -11,6 +11,13 @@ More GPUs than the server uses leave them idle for the whole reservation; fewer 
 needs and the server cannot start. On 4-GPU nodes the inherited `gpu:8` makes sbatch
 fail with "Requested node configuration is not available".
 
+Interpolations in the command (`--data-parallel-size ${deployment.data_parallel_size}`)
+are resolved first, as the launcher resolves them before rendering the script.
+
+Severity, per case: an error when the instance has fewer GPUs than TP x PP x DP (the
+server cannot start on any cluster); a warning when it has more (the job runs but
+leaves GPUs idle for the whole reservation, which the launcher's own examples do).
+
 ## Example
 ```yaml
 execution:
@@ -43,9 +50,11 @@ def check(ctx):
         return
     layout = f"TP{topo.tp} x PP{topo.pp} x DP{topo.dp} = {need} GPU(s)"
     where = f"{nodes} node(s) x {topo.gpus_per_node} GPU(s) = {have} per instance"
-    problem = "idle GPUs" if need < have else "the server cannot start"
+    idle = need < have
+    problem = "idle GPUs" if idle else "the server cannot start"
     yield Hit(
         ("execution", "gres"),
         f"{layout} but {where}: {problem}",
+        severity="warning" if idle else "error",
         fix="set gres to the node's GPU count and size TP/PP/DP to use all of them",
     )

@@ -7,6 +7,9 @@ Checks that every instance gets the same whole number of nodes.
 The launcher refuses the config (`num_nodes (3) must be divisible by num_instances
 (2)`) only at launch; preflight says so before you size everything else around it.
 
+Severity: error, the launcher refuses the config (a quoted number too: it stops with a
+TypeError).
+
 ## Example
 ```yaml
 execution:
@@ -27,6 +30,17 @@ from evalkit.preflight.registry import Hit, rule
 
 @rule("NEL205", "nodes-per-instance", "error")
 def check(ctx):
+    for key in ("num_nodes", "num_instances"):
+        value = ctx.cfg.get(("execution", key))
+        if isinstance(value, str) and "${" not in value:
+            # the slurm executor computes num_nodes % num_instances on the raw values
+            yield Hit(
+                ("execution", key),
+                f"execution.{key} is the string {value!r}: the launcher stops with a "
+                "TypeError when it divides the nodes among instances",
+                fix=f"write it as a number: {key}: {value.strip()}",
+            )
+            return
     topo = ctx.cfg.topology
     if topo.num_nodes and topo.num_instances and topo.num_nodes % topo.num_instances:
         yield Hit(

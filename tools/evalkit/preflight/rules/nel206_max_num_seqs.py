@@ -11,6 +11,8 @@ as `evalkit size`.
 lets vLLM reserve KV cache for sequences that never arrive, or, when other traffic
 comes, preempt and recompute long prefills.
 
+Severity: warning, the run works; the excess only wastes KV cache or invites preemption.
+
 ## Example
 ```yaml
 execution: {num_nodes: 4, num_instances: 4}
@@ -28,7 +30,7 @@ from evalkit.preflight.registry import Hit, rule
 from evalkit.sizing import max_num_seqs
 
 
-@rule("NEL206", "max-num-seqs-above-ceiling", "error")
+@rule("NEL206", "max-num-seqs-above-ceiling", "warning")
 def check(ctx):
     cfg = ctx.cfg
     seqs = cfg.flags.integer("max_num_seqs")

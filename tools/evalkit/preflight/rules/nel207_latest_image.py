@@ -8,6 +8,9 @@ every task `container`, and the HAProxy image when more than one instance uses i
 `latest` moves. A baseline and a candidate run a week apart then use different server
 or harness versions, and the comparison measures the upgrade, not the checkpoint.
 
+Severity: warning, the run works today, but a later pull can change the server or
+harness between baseline and candidate.
+
 ## Example
 ```yaml
 deployment:

@@ -11,6 +11,8 @@ set; no released checkpoint declares more than 1,048,576 tokens for MRCR-class s
 and the 1M MRCR envelope serves 1,100,000. The server exits at startup after the job
 waited in the queue.
 
+Severity: error, vLLM refuses to start on every cluster without the override.
+
 ## Example
 ```yaml
 deployment:

@@ -10,6 +10,9 @@ Without them a 1M-token prompt either does not fit in the KV cache or its prefil
 monopolises the server; the run is slower than the reference and may preempt and
 recompute prompts for hours.
 
+Severity: warning, recommendations from the reference run; a run without them may still
+finish.
+
 ## Example
 ```yaml
 deployment:

@@ -9,6 +9,8 @@ are skipped because they are only written, not run).
 `set -x` prints each command after expansion, so `+hf_token=$HF_TOKEN` lands in the
 client log in clear text, and from there in MLflow when logs are exported.
 
+Severity: error, the secret is printed into the job log on every cluster.
+
 ## Example
 ```yaml
 command: |

@@ -9,6 +9,9 @@ YAML joins the lines of a folded scalar into one line and keeps the `#` as text.
 then reads everything after it as a comment: `--max-num-seqs 32 # note --kv-cache-dtype
 fp8` loses `--kv-cache-dtype fp8` without any warning, and the launcher's dry-run passes.
 
+Severity: error, the flags after the `#` are silently dropped, so the server runs a
+different configuration than written.
+
 ## Example
 ```yaml
 deployment:

@@ -9,6 +9,9 @@ token limits) and serving envelope are tuned for it alone; the other tasks inher
 them through the shared `nemo_evaluator_config` and run with the wrong settings (or
 the gym run inherits theirs).
 
+Severity: error, the other tasks (or the gym task) run with settings tuned for someone
+else, so their scores are wrong.
+
 ## Example
 ```yaml
 evaluation:

@@ -9,6 +9,9 @@ They are folded (`>-`) scalars: YAML joins the lines into one and keeps the `#` 
 text. The gym command line then reaches bash with `#` in the middle, and bash drops
 everything after it, so every later override is silently lost.
 
+Severity: error, the gym parameters after the `#` are dropped, so the benchmark run
+differs from the one configured.
+
 ## Example
 ```yaml
 collect_rollout_params: >-

@@ -9,6 +9,9 @@ Reads `benchmarks/mrcr/<config>` from `+config_paths=[...]` in `data_prep_params
 The variant picks the context cap, the dataset and the metric prefix. A mismatch
 prepares one dataset and rolls out another; an unknown name fails at startup.
 
+Severity: error, the prepared data and the rollouts disagree, so the score is wrong or
+incomparable.
+
 ## Example
 ```yaml
 data_prep_params: >-

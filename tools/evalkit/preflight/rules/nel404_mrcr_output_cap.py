@@ -8,6 +8,9 @@ Checks the effective `max_new_tokens` (top level and task) and requires
 The answer must reproduce an earlier turn verbatim (after reasoning); a cap truncates
 it and the SequenceMatcher score collapses. The reference run served uncapped.
 
+Severity: error, capped answers are graded as wrong, so the score is not comparable with
+the reference.
+
 ## Example
 ```yaml
 params:

@@ -8,6 +8,9 @@ Those images carry `/opt/Gym` without git history, so the pinned Gym commit (whi
 holds the N3 1M preparation path) cannot be checked out; the bootstrap stops, or an
 unpinned Gym scores a different benchmark.
 
+Severity: error, the pinned Gym cannot be checked out there, so the job fails or scores
+another benchmark.
+
 ## Example
 ```yaml
 tasks:

@@ -8,6 +8,8 @@ it differs from the reference commit.
 A branch name or short SHA moves or becomes ambiguous; the run then scores whatever
 Gym happened to be at, and two runs stop being comparable.
 
+Severity: error, an unpinned Gym makes the score incomparable across runs.
+
 ## Example
 ```yaml
 install_on_the_fly:

@@ -9,6 +9,8 @@ A cache hit returns a stored completion from an earlier run (another checkpoint 
 variant served under the same name) instead of asking the model, and the score is
 silently stale.
 
+Severity: error, cached answers make the score stale.
+
 ## Example
 ```yaml
 adapter_config:

@@ -10,6 +10,8 @@ Prompts up to the cap are kept by data preparation; every prompt longer than the
 served context gets HTTP 400, is recorded as an empty answer and scores 0, silently
 lowering the score.
 
+Severity: error, prompts longer than the served context fail, so the score is wrong.
+
 ## Example
 ```yaml
 command: vllm serve /checkpoint --max-model-len 524288

@@ -8,6 +8,9 @@ below cap + 51,424 (the reference served the 1M variant at 1,100,000 = 1,048,576
 A prompt near the cap then has little room left for reasoning and the answer; those
 responses stop at the length limit and score near 0.
 
+Severity: warning, the run works and scores, but long answers may be cut short compared
+with the reference run.
+
 ## Example
 ```yaml
 command: vllm serve /checkpoint --max-model-len 1048576

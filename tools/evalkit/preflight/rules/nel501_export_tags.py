@@ -9,6 +9,9 @@ Compares `export.mlflow.tags.{temperature,top_p,max_new_tokens}` with
 The tags are the only record of the sampling settings in MLflow; a stale tag makes two
 runs look comparable when they are not, or the reverse.
 
+Severity: error, the recorded settings misdescribe the run, so comparisons built on them
+are wrong.
+
 ## Example
 ```yaml
 params: {temperature: 0.6}

@@ -8,6 +8,9 @@ Auto-export resolves the export block in a separate job whose config has no
 `deployment` or `evaluation` nodes; the reference fails there and nothing is exported,
 after the evaluation itself succeeded.
 
+Severity: error, the export job fails on every cluster after the evaluation has
+finished.
+
 ## Example
 ```yaml
 export:

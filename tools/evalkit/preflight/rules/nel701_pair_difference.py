@@ -12,6 +12,9 @@ Checkpoint-specific keys may differ: `checkpoint_path`, `served_model_name`,
 A quantization verdict is only valid when the checkpoint is the one thing that changed;
 any other difference is measured along with it.
 
+Severity: error, the pair differs in more than the checkpoint, so the comparison is not
+a fair one.
+
 ## Example
 Baseline `temperature: 1.0`, candidate `temperature: 0.6`.
 

@@ -8,6 +8,8 @@ on PATH) and reports its last meaningful error line instead of a traceback.
 ## Why is this bad
 Whatever fails the dry-run fails the real launch too.
 
+Severity: error, the launcher itself refuses the config.
+
 ## Example
 A `deployment: vllmm` typo: `Could not find 'deployment/vllmm'`.
 

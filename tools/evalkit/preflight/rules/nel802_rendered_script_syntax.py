@@ -10,6 +10,8 @@ and that line's text.
 A stray quote or an unterminated heredoc in a command only breaks once the job starts
 on the cluster, after the queue wait.
 
+Severity: error, the job script fails on every cluster.
+
 ## Example
 ```yaml
 pre_cmd: echo "unterminated

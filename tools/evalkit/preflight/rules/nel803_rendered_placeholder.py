@@ -8,6 +8,8 @@ tokens and `CHANGEME` outside comment lines.
 The launcher substitutes only what it knows; a leftover placeholder reaches `sbatch`,
 `srun --container-mounts` or the server command and fails there.
 
+Severity: error, the placeholder reaches the cluster and the job fails there.
+
 ## Example
 `--container-mounts <HOST_HF_CACHE>:/hf-cache` in the rendered script.
 

@@ -1,0 +1,464 @@
+"""Preflight against the real nel 0.2.6 dry-run, config by config.
+
+Corpus: tests/preflight/corpus/*.yaml (written in the patterns of the launcher's own
+examples at tag nemo-evaluator-launcher-v0.2.6), the shipped MRCR template, and
+systematic mutations of each (deleted sections, wrong types, unqualified task names,
+swapped sections, bad interpolations). For every case the launcher's verdict (refused /
+accepted) is compared with preflight's (any error / none):
+
+- every config the launcher refuses must get a preflight error;
+- every config it accepts must get none, except where a documented rule proves a defect
+  the launcher lets through; those rules are listed in ACCEPTED_BUT_DEFECTIVE with why.
+
+The launcher runs in-process in two batches (tests/preflight/nel_batch.py, one import per
+batch); a sample also goes through the real `nel` CLI to show the verdicts agree.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evalkit.config import build_config, load_document
+from evalkit.config.interpolation import walk_strings
+from evalkit.config.yamldoc import override_path
+from evalkit.preflight.runner import Options, check_file
+
+pytestmark = [pytest.mark.launcher, pytest.mark.slow]
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE / "corpus"
+REPO = HERE.parents[1]
+EXTRA_BASES = [REPO / "recipes/examples/gym/example_mrcr.yaml"]
+
+# Rules whose errors are correct although the launcher accepts the config: each proves a
+# defect the dry-run does not check (see references/rules.md for each).
+ACCEPTED_BUT_DEFECTIVE = {
+    "NEL003": "placeholder text (<...>) reaches the job script; the launcher copies it",
+    "NEL004": "a near-miss key (`walltim`): the launcher ignores it, the setting is lost",
+    "NEL204": "fewer GPUs than TP x PP x DP: the server cannot start on any cluster",
+    "NEL301": "a dead deployment key that differs from what the server really runs",
+    "NEL408": "MRCR: a command without --max-model-len serves less context than the cap",
+}
+# Mutations the launcher refuses for a reason that is not in the file (warnings only).
+REFUSED_BUT_SILENT = {
+    "env_interpolation_unset": "an unset ${oc.env:VAR} depends on the launching shell, "
+    "not on the file; NEL104 warns (the same file launches where the variable is set)",
+}
+
+
+def _bases() -> dict[str, dict]:
+    out = {}
+    for path in sorted(CORPUS.glob("*.yaml")) + EXTRA_BASES:
+        out[path.stem] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return out
+
+
+def _deploys(cfg: dict) -> bool:
+    return not any(d == {"deployment": "none"} for d in cfg.get("defaults", []))
+
+
+def _slurm(cfg: dict) -> bool:
+    return {"execution": "slurm/default"} in cfg.get("defaults", [])
+
+
+def _vllm(cfg: dict) -> bool:
+    return any(d in ({"deployment": "vllm"}, {"deployment": "vllm_ray"}) for d in cfg["defaults"])
+
+
+def _set(cfg: dict, dotted: str, value) -> dict:
+    node = cfg
+    parts = dotted.split(".")
+    for part in parts[:-1]:
+        node = node[int(part)] if isinstance(node, list) else node.setdefault(part, {})
+    node[parts[-1]] = value
+    return cfg
+
+
+def _del(cfg: dict, dotted: str) -> dict:
+    node = cfg
+    parts = dotted.split(".")
+    for part in parts[:-1]:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    node.pop(parts[-1], None)
+    return cfg
+
+
+def _defaults(cfg: dict, group: str, option: str) -> dict:
+    cfg["defaults"] = [
+        {group: option} if isinstance(d, dict) and group in d else d for d in cfg["defaults"]
+    ]
+    return cfg
+
+
+def _walltime_typo(cfg: dict) -> dict:
+    cfg["execution"]["walltim"] = cfg["execution"].pop("walltime", "04:00:00")
+    return cfg
+
+
+def _drop_group(cfg: dict, group: str) -> dict:
+    cfg["defaults"] = [d for d in cfg["defaults"] if not (isinstance(d, dict) and group in d)]
+    cfg.pop(group, None)
+    return cfg
+
+
+def _local(cfg: dict) -> bool:
+    return {"execution": "local"} in cfg.get("defaults", [])
+
+
+def _drop_env_vars(cfg: dict) -> dict:
+    """No env var anywhere (the launcher's local executor trips over that)."""
+
+    def strip(node):
+        if isinstance(node, dict):
+            node.pop("env_vars", None)
+            node.pop("api_key_name", None)
+            for value in node.values():
+                strip(value)
+        elif isinstance(node, list):
+            for value in node:
+                strip(value)
+
+    strip(cfg)
+    return cfg
+
+
+def _drop_deployment(cfg: dict) -> dict:
+    return _drop_group(cfg, "deployment")
+
+
+def _drop_execution(cfg: dict) -> dict:
+    return _drop_group(cfg, "execution")
+
+
+def _move_tasks_up(cfg: dict) -> dict:
+    cfg["tasks"] = cfg.pop("evaluation")["tasks"]
+    return cfg
+
+
+# name -> (applies to this base?, mutation). Each returns the mutated config.
+MUTATIONS = {
+    "as_is": (lambda c: True, lambda c: c),
+    "no_evaluation": (lambda c: True, lambda c: _del(c, "evaluation")),
+    "tasks_at_top_level": (lambda c: True, _move_tasks_up),
+    "evaluation_as_list": (lambda c: True, lambda c: _set(c, "evaluation", [{"name": "x"}])),
+    "no_target": (lambda c: not _deploys(c), lambda c: _del(c, "target")),
+    "target_url_with_deployment": (
+        _deploys,
+        lambda c: _set(c, "target.api_endpoint.url", "http://localhost:8000/v1/chat"),
+    ),
+    "target_model_id_with_deployment": (
+        _deploys,
+        lambda c: _set(c, "target.api_endpoint.model_id", "m"),
+    ),
+    "ambiguous_task_ifeval": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.tasks.0.name", "ifeval"),
+    ),
+    "ambiguous_task_gpqa": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.tasks.0.name", "gpqa_diamond"),
+    ),
+    "unique_unqualified_task": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.tasks.0.name", "gsm8k_cot_instruct"),
+    ),
+    "unknown_task": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.tasks.0.name", "no_such_benchmark"),
+    ),
+    "unknown_harness": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.tasks.0.name", "no_such_harness.ifeval"),
+    ),
+    "task_key_typo": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.tasks.0.nemo_evalutor_config", {}),
+    ),
+    "evaluation_overrides_key": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.overrides", {"a": 1}),
+    ),
+    "execution_env_vars": (
+        lambda c: True,
+        lambda c: _set(c, "execution.env_vars", {"A": "lit:1"}),
+    ),
+    "env_var_not_string": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.env_vars", {"MAX_TURNS": 250}),
+    ),
+    "env_var_unprefixed": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.env_vars", {"MAX_TURNS": "250"}),
+    ),
+    "pre_cmd_brace_var": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.pre_cmd", "echo ${HOME}"),
+    ),
+    "pre_cmd_plain_var": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.pre_cmd", "echo $HOME $(hostname)"),
+    ),
+    "interpolation_to_nothing": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.pre_cmd", "echo ${deployment.no_such_key}"),
+    ),
+    "defaults_typo": (_deploys, lambda c: _defaults(c, "deployment", "vllmm")),
+    "defaults_plain_slurm": (_slurm, lambda c: _defaults(c, "execution", "slurm")),
+    "walltime_integer": (
+        lambda c: _slurm(c) and _deploys(c),
+        lambda c: _set(c, "execution.walltime", 36000),
+    ),
+    "nodes_not_divisible": (
+        _slurm,
+        lambda c: _set(_set(c, "execution.num_nodes", 3), "execution.num_instances", 2),
+    ),
+    "mounts_key_typo": (
+        _slurm,
+        lambda c: _set(c, "execution.mounts.mount_hom", False),
+    ),
+    "no_deployment_at_all": (lambda c: True, _drop_deployment),
+    "local_without_env_vars": (_local, _drop_env_vars),
+    "no_execution_at_all": (lambda c: True, _drop_execution),
+    "empty_task_list": (lambda c: True, lambda c: _set(c, "evaluation.tasks", [])),
+    "task_name_not_string": (lambda c: True, lambda c: _set(c, "evaluation.tasks.0.name", 123)),
+    "mount_home_as_word": (_slurm, lambda c: _set(c, "execution.mounts.mount_home", "no")),
+    "num_nodes_as_string": (_slurm, lambda c: _set(c, "execution.num_nodes", "1")),
+    "tasks_not_a_list": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.tasks", {"name": "lm-evaluation-harness.ifeval"}),
+    ),
+    "env_interpolation_unset": (
+        lambda c: True,
+        lambda c: _set(c, "evaluation.pre_cmd", "echo ${oc.env:EVALKIT_DIFF_NEVER_SET}"),
+    ),
+    "inert_top_level_key": (lambda c: True, lambda c: _set(c, "notes", "owner: evals team")),
+    # accepted by the launcher, defects all the same (ACCEPTED_BUT_DEFECTIVE)
+    "execution_key_typo": (_slurm, _walltime_typo),
+    "account_placeholder": (_slurm, lambda c: _set(c, "execution.account", "<YOUR_ACCOUNT>")),
+    "too_few_gpus": (
+        lambda c: _slurm(c) and _vllm(c),
+        lambda c: _set(c, "execution.gres", "gpu:2"),
+    ),
+    "dead_tp_differs": (
+        _vllm,
+        lambda c: _set(
+            _set(c, "deployment.command", "vllm serve /checkpoint --port 8000"),
+            "deployment.tensor_parallel_size",
+            4,
+        ),
+    ),
+    "deprecated_multiple_instances": (
+        lambda c: _slurm(c) and _deploys(c),
+        lambda c: _set(c, "deployment.multiple_instances", True),
+    ),
+}
+
+
+# The rule that must carry the refusal (agreement by coincidence would not count).
+REFUSAL_RULE = {
+    "no_evaluation": "NEL010",
+    "no_deployment_at_all": "NEL010",
+    "local_without_env_vars": "NEL010",
+    "task_name_not_string": "NEL006",
+    "tasks_not_a_list": "NEL006",
+    "num_nodes_as_string": "NEL205",
+    "no_execution_at_all": "NEL010",
+    "empty_task_list": "NEL010",
+    "tasks_at_top_level": "NEL010",
+    "evaluation_as_list": "NEL006",
+    "no_target": "NEL010",
+    "target_url_with_deployment": "NEL010",
+    "target_model_id_with_deployment": "NEL010",
+    "ambiguous_task_ifeval": "NEL009",
+    "ambiguous_task_gpqa": "NEL009",
+    "unknown_task": "NEL009",
+    "unknown_harness": "NEL009",
+    "task_key_typo": "NEL004",
+    "evaluation_overrides_key": "NEL005",
+    "execution_env_vars": "NEL005",
+    "env_var_not_string": "NEL006",
+    "env_var_unprefixed": "NEL101",
+    "pre_cmd_brace_var": "NEL001",
+    "interpolation_to_nothing": "NEL001",
+    "defaults_typo": "NEL007",
+    "defaults_plain_slurm": "NEL007",
+    "walltime_integer": "NEL202",
+    "nodes_not_divisible": "NEL205",
+    "mounts_key_typo": "NEL004",
+    "deprecated_multiple_instances": "NEL005",
+}
+
+
+def _cases() -> list[tuple[str, str, str, dict]]:
+    cases = []
+    for base_name, base in _bases().items():
+        for name, (applies, mutate) in MUTATIONS.items():
+            if applies(base):
+                data = mutate(copy.deepcopy(base))
+                cases.append((f"{base_name}-{name}", base_name, name, data))
+    return cases
+
+
+def _fill_blanks(path: Path, out_dir: Path) -> list[str]:
+    """-o overrides for every `???` of the composed config (the same for both tools)."""
+    try:
+        cfg = build_config(load_document(str(path)))
+    except Exception:  # unreadable by preflight: both get no overrides
+        return []
+    overrides = []
+    for key, value in walk_strings(cfg.data):
+        if value == "???":
+            filled = str(out_dir) if key[-1] == "output_dir" else "filled-in"
+            overrides.append(f"{override_path(key)}={filled}")
+    return overrides
+
+
+def _launch_env() -> dict[str, str]:
+    from helpers.nel import DRY_RUN_ENV
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEMO_EVALUATOR_")}
+    env.update(DRY_RUN_ENV)
+    return env
+
+
+def _batch(jobs: list[dict], work: Path, index: int, env: dict) -> list[dict]:
+    jobs_file, out_file = work / f"jobs{index}.json", work / f"verdicts{index}.json"
+    jobs_file.write_text(json.dumps(jobs))
+    subprocess.run(
+        [sys.executable, str(HERE / "nel_batch.py"), str(jobs_file), str(out_file)],
+        cwd=work,
+        env=env,
+        check=True,
+        timeout=900,
+    )
+    return json.loads(out_file.read_text())
+
+
+@pytest.fixture(scope="module")
+def verdicts(tmp_path_factory):
+    work = tmp_path_factory.mktemp("differential")
+    env = _launch_env()
+    jobs, rows = [], []
+    for case_id, base_name, mutation, data in _cases():
+        path = work / f"{case_id}.yaml"
+        path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+        overrides = _fill_blanks(path, work / "out")
+        jobs.append({"config": str(path), "overrides": overrides})
+        rows.append((case_id, base_name, mutation, path, overrides))
+    half = (len(jobs) + 1) // 2
+    with ThreadPoolExecutor(2) as pool:
+        parts = list(
+            pool.map(
+                lambda a: _batch(*a), [(jobs[:half], work, 0, env), (jobs[half:], work, 1, env)]
+            )
+        )
+    launcher = parts[0] + parts[1]
+    out: dict[str, dict] = {}
+    for (case_id, base_name, mutation, path, overrides), verdict in zip(
+        rows, launcher, strict=True
+    ):
+        try:
+            findings = check_file(str(path), Options(overrides=overrides, env=env))
+            errors = sorted({f.rule for f in findings if f.severity == "error"})
+            warnings = sorted({f.rule for f in findings if f.severity == "warning"})
+        except Exception as err:  # an input error is preflight refusing the file
+            errors, warnings = [f"input: {err}"], []
+        out[case_id] = {
+            "base": base_name,
+            "mutation": mutation,
+            "path": path,
+            "overrides": overrides,
+            "launcher_ok": verdict["ok"],
+            "launcher_error": verdict["error"],
+            "preflight_errors": errors,
+            "preflight_warnings": warnings,
+        }
+    return out
+
+
+def test_corpus_bases_are_accepted(verdicts):
+    """The corpus itself is sound: the launcher accepts every base as written."""
+    refused = {k: v["launcher_error"] for k, v in verdicts.items() if k.endswith("-as_is")}
+    refused = {k: e for k, e in refused.items() if not verdicts[k]["launcher_ok"]}
+    assert not refused
+
+
+def test_every_refusal_gets_a_preflight_error(verdicts):
+    missed = {
+        case: v["launcher_error"]
+        for case, v in verdicts.items()
+        if not v["launcher_ok"]
+        and not v["preflight_errors"]
+        and v["mutation"] not in REFUSED_BUT_SILENT
+    }
+    assert not missed, json.dumps(missed, indent=1)
+
+
+def test_silent_refusals_are_warned_about(verdicts):
+    """The listed environment-dependent refusals still get their NEL104 warning."""
+    cases = [v for v in verdicts.values() if v["mutation"] in REFUSED_BUT_SILENT]
+    assert cases
+    for v in cases:
+        assert not v["launcher_ok"] and "NEL104" in v["preflight_warnings"], v
+
+
+def test_refusals_carry_the_matching_rule(verdicts):
+    wrong = {
+        case: (REFUSAL_RULE[v["mutation"]], v["preflight_errors"], v["launcher_error"])
+        for case, v in verdicts.items()
+        if not v["launcher_ok"]
+        and v["mutation"] in REFUSAL_RULE
+        and REFUSAL_RULE[v["mutation"]] not in v["preflight_errors"]
+    }
+    assert not wrong, json.dumps(wrong, indent=1)
+
+
+def test_no_false_errors_on_accepted_configs(verdicts):
+    false = {
+        case: v["preflight_errors"]
+        for case, v in verdicts.items()
+        if v["launcher_ok"] and set(v["preflight_errors"]) - set(ACCEPTED_BUT_DEFECTIVE)
+    }
+    assert not false, json.dumps(false, indent=1)
+
+
+def test_both_verdicts_occur(verdicts):
+    """Guards the oracle: a broken environment would make everything refused."""
+    accepted = sum(v["launcher_ok"] for v in verdicts.values())
+    assert 0.1 < accepted / len(verdicts) < 0.9, accepted
+
+
+def test_exceptions_are_still_needed(verdicts):
+    """Each listed exception is exercised by some accepted case (none is stale)."""
+    used = {code for v in verdicts.values() if v["launcher_ok"] for code in v["preflight_errors"]}
+    assert set(ACCEPTED_BUT_DEFECTIVE) <= used, set(ACCEPTED_BUT_DEFECTIVE) - used
+
+
+@pytest.mark.parametrize("case", ["slurm_vllm-as_is", "local_endpoint-ambiguous_task_ifeval"])
+def test_cli_agrees_with_in_process(verdicts, case):
+    """A sample through the real `nel run --dry-run` CLI gives the batch's verdict."""
+    from helpers.nel import dry_run
+
+    v = verdicts[case]
+    overrides = dict(o.split("=", 1) for o in v["overrides"])
+    result = dry_run(v["path"], overrides)
+    assert (result.returncode == 0) == v["launcher_ok"], result.stderr[-2000:]
+
+
+def test_print_table(verdicts, capsys):
+    """Not a check: the side-by-side table, shown with `pytest -s` or on failure."""
+    for case, v in sorted(verdicts.items()):
+        launcher = "accept" if v["launcher_ok"] else "REFUSE"
+        print(
+            f"{case:55} {launcher:7} {','.join(v['preflight_errors']) or '-':20} "
+            f"{v['launcher_error'][:80]}"
+        )

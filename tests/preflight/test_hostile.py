@@ -1,0 +1,62 @@
+"""Hostile input stays bounded: alias bombs, deep nesting and huge files end quickly with
+exit 2 and one line naming the file, never a hang or a traceback."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evalkit.config.yamldoc import MAX_BYTES
+
+from .test_property import run_preflight
+
+LIMIT_S = 2.0  # generous for a shared 2-core machine; typical runs take 0.1-0.7 s
+
+
+def alias_bomb(levels: int, width: int) -> str:
+    """The "billion laughs" shape: each level repeats the previous one `width` times."""
+    lines = ['a0: &a0 ["lol"]']
+    for i in range(1, levels + 1):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]")
+    return "\n".join(lines) + "\nevaluation: {tasks: [{name: x}]}\n"
+
+
+def assert_refused_fast(text: str) -> str:
+    start = time.perf_counter()
+    code, out, err = run_preflight(text)
+    elapsed = time.perf_counter() - start
+    assert elapsed < LIMIT_S, f"took {elapsed:.2f} s"
+    assert code == 2, (code, out[-500:], err)
+    assert err.count("\n") == 1 and "config.yaml" in err, err
+    return err
+
+
+def test_billion_laughs():
+    err = assert_refused_fast(alias_bomb(9, 10))
+    assert "alias bomb" in err
+
+
+def test_deep_flow_nesting():
+    assert_refused_fast("a: " + "[" * 5000 + "]" * 5000 + "\n")
+
+
+def test_deep_block_nesting():
+    text = "".join("  " * i + f"k{i}:\n" for i in range(3000)) + "  " * 3000 + "v: 1\n"
+    assert_refused_fast(text)
+
+
+def test_huge_file():
+    line = "    - name: lm-evaluation-harness.ifeval\n"
+    text = "evaluation:\n  tasks:\n" + line * (MAX_BYTES // len(line) + 10)
+    assert "too large" in assert_refused_fast(text)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(levels=st.integers(6, 12), width=st.integers(6, 12))
+def test_any_alias_bomb_is_bounded(levels, width):
+    """Whatever its shape, an exponential alias expansion is cut off quickly."""
+    if width**levels <= 200_000:
+        return  # small enough to be a (silly) legitimate file
+    assert "alias bomb" in assert_refused_fast(alias_bomb(levels, width))
