@@ -12,6 +12,9 @@ against instead; their errors then become warnings.
 It is a note, not a fault: flags and parser names differ between vLLM versions, so a
 check against another version can be wrong either way.
 
+Severity: info, once per config. The findings of NEL311-NEL314 are then checked against
+the nearest known version and drop to warnings.
+
 ## Example
 ```yaml
 deployment:

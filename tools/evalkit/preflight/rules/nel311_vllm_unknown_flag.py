@@ -16,6 +16,10 @@ exits at startup, after the queue wait, while the launcher's dry-run passes. Fla
 renamed and removed between vLLM versions, so a command copied from another image's docs
 fails the same way.
 
+Severity: error (the server exits on every cluster); warning for an abbreviation that
+matches one flag only (argparse accepts it) and whenever the table is a stand-in for an
+unknown version.
+
 ## Example
 ```yaml
 deployment:

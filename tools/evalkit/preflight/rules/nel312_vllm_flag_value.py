@@ -13,6 +13,8 @@ Against a stand-in version (NEL310) errors are warnings.
 argparse refuses the command line, or the engine refuses the value while it starts:
 either way every server exits before serving a request.
 
+Severity: error; warning when the table is a stand-in for an unknown version.
+
 ## Example
 ```yaml
 deployment:

@@ -13,6 +13,10 @@ allocation dies. A model card's `--reasoning-parser-plugin nano_v3_reasoning_par
 --reasoning-parser nano_v3` copied without its plugin flag is the common case; vLLM 0.26.0
 ships the Nemotron 3 parser built in as `nemotron_v3`.
 
+Severity: error; info when a `--*-parser-plugin` flag is passed (the plugin file must
+exist in the image or a mount); warning when the table is a stand-in for an unknown
+version.
+
 ## Example
 ```yaml
 deployment:

@@ -11,6 +11,9 @@ vLLM keeps the last value without an error. The command then runs a setting the 
 of the config does not see first, typically when `extra_args` or a `${deployment.*}`
 piece repeats a flag the command already sets.
 
+Severity: warning. The server starts; the setting that wins is probably not the one
+intended.
+
 ## Example
 ```yaml
 deployment:

@@ -11,6 +11,10 @@ Uncalibrated FP8 KV uses scale 1.0 and can cost accuracy that is then blamed on 
 weight quantization; not using calibrated scales gives away half the KV capacity, which
 decides whether long prompts fit.
 
+Severity: error for FP8 KV without calibrated scales (the score would measure a KV
+quantization nobody intended, so baseline and candidate are no longer comparable);
+warning for calibrated scales left unused (the score is sound, the KV capacity wasted).
+
 ## Example
 ```yaml
 command: vllm serve /checkpoint --kv-cache-dtype fp8   # checkpoint declares no KV quant

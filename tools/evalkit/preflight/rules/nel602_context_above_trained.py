@@ -9,6 +9,8 @@ With `--checkpoint DIR`, compares `--max-model-len` with `max_position_embedding
 vLLM refuses to start with a context longer than the model declares unless that
 variable is set, so the job dies after its queue wait.
 
+Severity: error. The server exits at startup on every cluster.
+
 ## Example
 ```yaml
 command: vllm serve /checkpoint --max-model-len 262144   # model declares 131072

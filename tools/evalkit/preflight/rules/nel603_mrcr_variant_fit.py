@@ -19,6 +19,11 @@ Prompts beyond the model's context measure extrapolation, not its long-context r
 a smaller variant than the model supports scores a different dataset, which cannot be
 compared with runs or published numbers on the larger one.
 
+Severity: error when the score would be wrong (a cap beyond the documented context) or
+the server cannot start (no override); warning when it is probably unintended (a
+smaller variant than fits, or a length only the model card can vouch for); info when
+only `max_position_embeddings` was known.
+
 ## Example
 `benchmarks/mrcr/config_n3_1m.yaml` for a model whose card documents 131072 tokens
 (`--context 131072`), or `config_n3_128k.yaml` for a Nemotron 3 Nano checkpoint whose

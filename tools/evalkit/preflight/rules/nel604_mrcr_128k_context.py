@@ -13,6 +13,9 @@ the override changes the serving setup between models that need no stretch, and 
 length below it drops prompts near the cap (they come back empty and
 score 0, with no error anywhere).
 
+Severity: warning. The run works and scores; the serving setup differs from the one the
+variant assumes, which is probably unintended.
+
 ## Example
 ```yaml
 env_vars: {VLLM_ALLOW_LONG_MAX_MODEL_LEN: lit:1}

@@ -10,6 +10,9 @@ traffic dominates; the run takes far longer than the sizing assumed and may exce
 walltime budget. On a dense model the flag does nothing useful and signals a copied
 command that was never checked.
 
+Severity: warning. The job runs and scores the same; it costs GPU-hours, or signals a
+command copied without checking.
+
 ## Example
 ```yaml
 command: vllm serve /checkpoint --data-parallel-size 8   # 235B-A22B MoE
@@ -22,7 +25,7 @@ command: vllm serve /checkpoint --data-parallel-size 8   # 235B-A22B MoE
 from evalkit.preflight.registry import Hit, rule
 
 
-@rule("NEL605", "expert-parallel", "error", scope="checkpoint")
+@rule("NEL605", "expert-parallel", "warning", scope="checkpoint")
 def check(ctx):
     if ctx.cfg.deployment_type not in ("vllm", "sglang"):
         return
@@ -38,6 +41,5 @@ def check(ctx):
         yield Hit(
             path,
             "dense checkpoint served with --enable-expert-parallel",
-            severity="warning",
             fix="remove --enable-expert-parallel",
         )

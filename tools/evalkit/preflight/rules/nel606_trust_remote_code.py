@@ -8,6 +8,8 @@ checkpoint).
 vLLM (and the tokenizer) refuse to load custom code without the flag; the server exits
 at startup.
 
+Severity: error. The server exits at startup on every cluster.
+
 ## Example
 ```yaml
 command: vllm serve /checkpoint --tensor-parallel-size 8
