@@ -317,9 +317,14 @@ def _fill_blanks(path: Path, out_dir: Path) -> list[str]:
     overrides = []
     for key, value in walk_strings(cfg.data):
         if value == "???":
-            filled = str(out_dir) if key[-1] == "output_dir" else "filled-in"
-            overrides.append(f"{override_path(key)}={filled}")
+            filled = str(out_dir) if key[-1] == "output_dir" else BLANK_VALUES.get(key[-1])
+            overrides.append(f"{override_path(key)}={filled or 'filled-in'}")
     return overrides
+
+
+# Blanks that reach the `vllm serve` line need values vLLM 0.26.0 accepts there; any
+# other word would be a real startup failure (NEL312/NEL313), not a false error.
+BLANK_VALUES = {"kv_cache_dtype": "auto", "reasoning_parser": "nemotron_v3"}
 
 
 def _launch_env() -> dict[str, str]:
