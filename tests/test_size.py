@@ -149,25 +149,6 @@ def test_auto_kv_dtype_follows_calibrated_fp8():
     assert fp8.kv_bytes_per_token * 2 == bf16.kv_bytes_per_token
 
 
-def test_golden_mrcr_shape_gives_32_seqs_per_replica():
-    # 4 nodes x (TP2 x DP2) on 4-GPU nodes, parallelism 256 -> 8 replicas -> 32 each.
-    req = SizeRequest(
-        gpu_mem_gib=180,
-        gpus_per_node=4,
-        max_model_len=1_100_000,
-        parallelism=256,
-        num_instances=4,
-        num_nodes=4,
-        tensor_parallel_size=2,
-        gpu_memory_utilization=0.95,
-    )
-    result = plan(ckpt(HYBRID_MAMBA), req)
-    assert (result.tensor_parallel_size, result.data_parallel_size) == (2, 2)
-    assert result.replicas == 8
-    assert result.max_num_seqs == 32
-    assert "VLLM_ALLOW_LONG_MAX_MODEL_LEN" in result.deployment_env_vars
-
-
 GOLDEN_1M = SizeRequest(  # the golden MRCR envelope: 1100000 tokens, 4 x 4-GPU nodes
     gpu_mem_gib=180,
     gpus_per_node=4,
@@ -178,6 +159,15 @@ GOLDEN_1M = SizeRequest(  # the golden MRCR envelope: 1100000 tokens, 4 x 4-GPU 
     tensor_parallel_size=2,
     gpu_memory_utilization=0.95,
 )
+
+
+def test_golden_mrcr_shape_gives_32_seqs_per_replica():
+    # 4 nodes x (TP2 x DP2) on 4-GPU nodes, parallelism 256 -> 8 replicas -> 32 each.
+    result = plan(ckpt(HYBRID_MAMBA), GOLDEN_1M)
+    assert (result.tensor_parallel_size, result.data_parallel_size) == (2, 2)
+    assert result.replicas == 8
+    assert result.max_num_seqs == 32
+    assert "VLLM_ALLOW_LONG_MAX_MODEL_LEN" in result.deployment_env_vars
 
 
 def test_documented_context_above_the_config_is_a_note_not_a_warning():

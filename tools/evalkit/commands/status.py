@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from evalkit.commands.argtypes import positive_int
+from evalkit.commands.argtypes import positive_float, positive_int
 
 SUMMARY = "a running run at a glance: progress, ETA, walltime left and early warnings"
 DESCRIPTION = """\
@@ -36,21 +36,11 @@ EXAMPLES = """\
 FORMATS = ("text", "json")
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError("must be a positive number of seconds")
-    return value
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", metavar="RUN", help="invocation, task or artifacts directory")
     parser.add_argument(
         "--watch",
-        type=_seconds,
+        type=positive_float,
         metavar="SECONDS",
         help="refresh every SECONDS until every task has ended (json: one document a line)",
     )
@@ -62,7 +52,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--stale-after",
-        type=_seconds,
+        type=positive_float,
         default=1200.0,
         metavar="SECONDS",
         help="a task whose files have not changed for this long has stopped (default 1200)",
