@@ -130,6 +130,46 @@ def test_walltime_over_without_error_is_stopped_unfinished(tmp_path, run_cli):
     inv = task.parent.name.split("-")[-1]
     assert stopped["id"] == "stopped" and "TIMEOUT is a resume event" in stopped["action"]
     assert f"nel resume {inv}" in stopped["action"]
+    # run.sub queued its own follow-up at job start: the task is not over yet.
+    assert doc["awaiting_resume"] is True
+
+
+# The first lines run.sub's auto-resume handler prints when it ends the chain (nel 0.2.6,
+# executors/slurm/executor.py `_generate_autoresume_handler`; values are this test's).
+SPENT_CHAIN_LOG = (
+    "Total accumulated walltime: 120:00:00 (max: 120:00:00)\n"
+    "ERROR: Maximum total walltime (120:00:00) exceeded. Accumulated: 120:00:00\n"
+    "Stopping job chain to prevent infinite resuming.\n"
+)
+CANCELLED_CHAIN_LOG = (
+    "Total accumulated walltime: 00:10:00 (max: 120:00:00)\n"
+    "previous SLURM_JOB_ID 4100000 finished with 'CANCELLED by 1000' state. EXIT!\n"
+)
+
+
+@pytest.mark.parametrize(
+    "log, said",
+    [(SPENT_CHAIN_LOG, "Maximum total walltime"), (CANCELLED_CHAIN_LOG, "CANCELLED by 1000")],
+)
+def test_a_chain_the_follow_up_ended_is_not_awaiting_resume(tmp_path, run_cli, log, said):
+    task, _ = running(tmp_path, 12, walltime="00:05:00", started_ago=600.0)
+    (task / "logs/slurm-4199999.log").write_text(log)
+    code, doc = status_json(run_cli, task)
+    assert (code, doc["state"], doc["awaiting_resume"]) == (0, "stopped_unfinished", False)
+    (stopped,) = doc["warnings"]
+    assert said in stopped["message"] and "resume by hand" in stopped["action"]
+    assert "max_walltime" in stopped["action"]
+
+
+def test_a_chain_end_from_before_this_job_started_does_not_count(tmp_path, run_cli):
+    # An earlier chain ended, then `nel resume` started a new one: its log is older.
+    now = time.time()
+    task, _ = running(tmp_path, 12, walltime="00:05:00", started_ago=600.0, now=now)
+    old = task / "logs/slurm-4000000.log"
+    old.write_text(SPENT_CHAIN_LOG)
+    os.utime(old, (now - 7200, now - 7200))
+    _, doc = status_json(run_cli, task)
+    assert doc["awaiting_resume"] is True
 
 
 def test_stale_files_with_a_traceback_is_failed(tmp_path, run_cli):
@@ -365,26 +405,20 @@ def test_json_document_shape(tmp_path, run_cli):
         assert set(w) == {"id", "message", "action"}
 
 
-def test_watch_sees_rollouts_appended_while_it_runs(tmp_path):
-    task, pending = running(tmp_path, 5)
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "evalkit.cli",
-            "status",
-            str(task),
-            "--watch",
-            "0.2",
-            "--format",
-            "json",
-        ],
+def _watch(task: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "evalkit.cli", "status", str(task), "--watch", "0.2"]
+        + ["--format", "json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
+
+
+def test_watch_sees_rollouts_appended_while_it_runs(tmp_path):
+    task, pending = running(tmp_path, 5)
+    proc = _watch(task)
     rollouts = task / "artifacts/evaluator_rollouts.jsonl"
     seen: list[int] = []
     try:
@@ -404,6 +438,33 @@ def test_watch_sees_rollouts_appended_while_it_runs(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert seen[0] == 5 and seen[-1] == 25 and seen == sorted(seen)
+    last = json.loads(rest.strip().splitlines()[-1])["tasks"][0]
+    assert last["state"] == "finished" and proc.returncode == 0, err
+
+
+def test_watch_waits_through_a_timeout_for_the_follow_up_job(tmp_path):
+    task, pending = running(tmp_path, 10, walltime="00:05:00", started_ago=600.0)
+    proc = _watch(task)
+    try:
+        for _ in range(3):  # several refreshes in the gap, and the watch goes on
+            gap = json.loads(proc.stdout.readline())["tasks"][0]
+            assert (gap["state"], gap["awaiting_resume"]) == ("stopped_unfinished", True)
+        assert proc.poll() is None
+        # The follow-up job starts as run.sub does it: a new start time, its id appended.
+        (task / ".job_start_time").write_text(f"{int(time.time())}\n")
+        with (task / ".slurm_job_id.list").open("a") as ids:
+            ids.write("4199999\n")
+        with (task / "artifacts/evaluator_rollouts.jsonl").open("ab") as out:
+            out.writelines(pending[:5])
+        deadline, doc = time.time() + 30, gap
+        while doc["state"] != "running" and time.time() < deadline:
+            doc = json.loads(proc.stdout.readline())["tasks"][0]
+        assert (doc["state"], doc["done"], doc["awaiting_resume"]) == ("running", 15, False)
+        (task / "artifacts/evaluator_rollouts_aggregate_metrics.json").write_text("[]")
+        rest, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     last = json.loads(rest.strip().splitlines()[-1])["tasks"][0]
     assert last["state"] == "finished" and proc.returncode == 0, err
 

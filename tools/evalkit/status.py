@@ -11,6 +11,12 @@ Where the times come from (nel 0.2.6 `run.sub`, `executors/slurm/executor.py`):
   job of the auto-resume chain starts (a start line, not a guess from a log's mtime,
   which moves with every write); without that file, the mtime of `.slurm_job_id.list`,
   which `run.sub` appends the new job id to at the same moment.
+- at each job's start `run.sub` queues its own follow-up (`sbatch
+  --dependency=afternotok`), so a job killed by its walltime is followed by one that
+  resumes. Until it starts, the task is stopped but awaiting that resume, and `--watch`
+  keeps watching. The follow-up ends the chain instead, before writing any start file,
+  when the chain's total walltime is spent or the previous job ended in a state it does
+  not resume (a cancel, a failure); it says so at the top of its `slurm-<job>.log`.
 """
 
 from __future__ import annotations
@@ -52,6 +58,14 @@ STALE_AFTER = 1200.0  # no file in the task changed for this long: the job is no
 
 _SBATCH_TIME = re.compile(r"^#SBATCH\s+--time[=\s]+(\S+)", re.MULTILINE)
 _INVOCATION = re.compile(r"-([0-9a-f]{8,16})$")
+# What run.sub's auto-resume handler (nel 0.2.6, executors/slurm/executor.py) prints when
+# it ends the chain: the total walltime is spent, or the previous job's state is not one
+# it resumes (only TIMEOUT, PREEMPTED and NODE_FAIL are).
+_CHAIN_END = re.compile(
+    rb"^(?:ERROR: Maximum total walltime.*|previous SLURM_JOB_ID \d+ finished with .* EXIT!)$",
+    re.MULTILINE,
+)
+_HANDLER_HEAD = 16 * 1024  # the handler prints before anything else in the job's log
 
 
 @dataclass(frozen=True)
@@ -81,6 +95,7 @@ class TaskStatus:
     walltime_left_seconds: float | None
     job_start_source: str | None
     will_finish: bool | None
+    awaiting_resume: bool = False  # stopped by its walltime; the queued follow-up resumes it
     warnings: list[EarlyWarning] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     path: str = ""  # the task directory, for the commands we suggest
@@ -103,6 +118,7 @@ class TaskStatus:
             "walltime_left_seconds": self.walltime_left_seconds,
             "job_start_source": self.job_start_source,
             "will_finish": self.will_finish,
+            "awaiting_resume": self.awaiting_resume,
             "warnings": [w.to_json() for w in self.warnings],
             "notes": self.notes,
         }
@@ -239,6 +255,25 @@ def jobs_in_chain(task_dir: Path) -> int:
         return len((task_dir / ".slurm_job_id.list").read_text().split())
     except OSError:
         return 0
+
+
+def chain_end(logs_dir: Path | None, since: float | None) -> str | None:
+    """The line with which run.sub's auto-resume handler ended the job chain after the
+    current job started (an older chain's end, before a `nel resume`, does not count)."""
+    if logs_dir is None:
+        return None
+    for path in sorted(logs_dir.glob("slurm-*.log"), reverse=True):
+        try:
+            if since is not None and path.stat().st_mtime < since:
+                continue
+            with path.open("rb") as handle:
+                head = handle.read(_HANDLER_HEAD)
+        except OSError:
+            continue
+        match = _CHAIN_END.search(head)
+        if match:
+            return match.group(0).decode("utf-8", "replace").strip()
+    return None
 
 
 def invocation_id(task: TaskRun) -> str | None:
@@ -410,8 +445,11 @@ class TaskMonitor:
             will_finish = eta <= left
             if not will_finish:
                 warnings.append(_walltime_warning(eta, left, self.task))
+        awaiting_resume = False
         if state == STOPPED:
-            warnings.append(_stopped_warning(self.task, out_of_time))
+            ended_by = chain_end(self._log_dir(), start) if out_of_time else None
+            awaiting_resume = out_of_time and ended_by is None
+            warnings.append(_stopped_warning(self.task, out_of_time, ended_by))
         if state == FINISHED:  # nothing left to let run
             warnings = [_after_the_end(w) for w in warnings]
         if state in (STARTING, RUNNING) and self.rollouts.partial_bytes:
@@ -432,6 +470,7 @@ class TaskMonitor:
             walltime_left_seconds=None if left is None else max(0.0, left),
             job_start_source=start_source,
             will_finish=will_finish,
+            awaiting_resume=awaiting_resume,
             warnings=warnings,
             notes=notes,
             path=str(self.task.task_dir),
@@ -523,8 +562,17 @@ def _walltime_warning(eta: float, left: float, task: TaskRun) -> EarlyWarning:
     )
 
 
-def _stopped_warning(task: TaskRun, out_of_time: bool) -> EarlyWarning:
+def _stopped_warning(task: TaskRun, out_of_time: bool, ended_by: str | None) -> EarlyWarning:
     why = "the job's walltime is over" if out_of_time else "no file in the task changed lately"
+    if ended_by:
+        return EarlyWarning(
+            "stopped",
+            f"the run stopped before finishing ({why}) and run.sub ended the job chain: "
+            f"{ended_by!r}",
+            f"resume by hand: {_nel(task, 'resume')} (or `sbatch run.sub` in "
+            f"{task.task_dir.name}/), after raising execution.max_walltime if it was spent",
+            RESUME,
+        )
     return EarlyWarning(
         "stopped",
         f"the run stopped before finishing ({why})",
@@ -562,7 +610,8 @@ def exit_code(statuses: Sequence[TaskStatus]) -> int:
 
 
 def ended(statuses: Sequence[TaskStatus]) -> bool:
-    return all(s.state in ENDED for s in statuses)
+    """Nothing left to watch: a task awaiting its follow-up job is not over yet."""
+    return all(s.state in ENDED and not s.awaiting_resume for s in statuses)
 
 
 # ----------------------------------------------------------------------------- text
@@ -599,6 +648,11 @@ def render(statuses: Sequence[TaskStatus]) -> str:
             lines.append(
                 f"  walltime: {duration(s.walltime_seconds)} (run.sub), left {left}"
                 f"{since}{verdict.get(s.will_finish, '')}"
+            )
+        if s.awaiting_resume:
+            lines.append(
+                "  waiting: for the follow-up job run.sub queued; it resumes this task when "
+                "Slurm starts it (--watch keeps watching)"
             )
         for w in s.warnings:
             lines.append(f"  {_MARK[w.kind]} {w.id}: {w.message}")
