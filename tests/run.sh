@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Run the whole test suite on a fresh machine: makes ./.venv (once), installs the
 # package with its test extra (the real nel 0.2.6 launcher included), then runs pytest.
-# Extra arguments go to pytest, e.g. `bash tests/run.sh -m "not launcher"`.
+# Extra arguments go to pytest, e.g. `bash tests/run.sh -m "not launcher"`. Tests run in
+# parallel workers, one per core (EVALKIT_TEST_WORKERS=N sets the number; 0 runs them in
+# this process, as `-n 0` does), each test file whole on one worker.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -21,4 +23,4 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 export PATH="$venv/bin:$PATH"
-exec "$venv/bin/python" -m pytest "$@"
+exec "$venv/bin/python" -m pytest -n "${EVALKIT_TEST_WORKERS:-auto}" --dist loadfile "$@"
