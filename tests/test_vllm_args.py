@@ -76,11 +76,18 @@ def test_known_flags(version):
 
 def test_kv_cache_dtype_choices_follow_the_version():
     # 0.26.0 CacheDType is a Literal: argparse choices. 0.33.0 types it `CacheDType | str`
-    # and validates after parsing, so the table keeps no choices for it (not checked).
+    # (platform plugins may add dtypes) and CacheConfig validates it when the engine
+    # starts, so the table keeps CacheDType as values checked after parsing.
     old = load_table("0.26.0").flags["--kv-cache-dtype"]["choices"]
     assert {"auto", "fp8", "fp8_e4m3", "fp8_e5m2", "nvfp4"} <= set(old)
     assert "fp8_e4m3fn" not in old
-    assert "choices" not in load_table("0.33.0").flags["--kv-cache-dtype"]
+    new = load_table("0.33.0")
+    assert "choices" not in new.flags["--kv-cache-dtype"]
+    assert {"auto", "fp8", "fp8_e4m3", "nvfp4", "nvfp4_4over6"} <= set(
+        new.values["--kv-cache-dtype"]
+    )
+    assert "fp8_e4m3fn" not in new.values["--kv-cache-dtype"]
+    assert "--kv-cache-dtype" not in load_table("0.26.0").values  # choices already say it
     assert "nvfp4" not in load_table("0.19.1").flags["--kv-cache-dtype"]["choices"]
 
 
@@ -333,6 +340,15 @@ def test_rule_severities(tmp_path):
     )
     assert unpinned == [("NEL310", "info")]
     assert run(tmp_path, "python3 -m sglang.launch_server --bogus") == []
+
+
+@pytest.mark.parametrize("image", ["vllm/vllm-openai:v0.26.0", "vllm/vllm-openai:v0.33.0"])
+def test_kv_cache_dtype_value_is_checked_on_both_sides_of_the_type_change(tmp_path, image):
+    # fp8_e4m3fn is torch's dtype name, not vLLM's: argparse refuses it on 0.26.0, the
+    # engine's CacheConfig on 0.33.0; either way no server comes up.
+    bad = run(tmp_path, "vllm serve /checkpoint --kv-cache-dtype fp8_e4m3fn", image=image)
+    assert bad == [("NEL312", "error")]
+    assert run(tmp_path, "vllm serve /checkpoint --kv-cache-dtype fp8_e4m3", image=image) == []
 
 
 def test_default_base_command_with_extra_args(tmp_path):

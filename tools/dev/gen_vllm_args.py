@@ -673,16 +673,26 @@ def generate(wheel: Path) -> dict:
         p for p in ("vllm.tool_parsers", "vllm.entrypoints.openai.tool_parsers")
         if src.path_of(p)
     )  # fmt: skip
-    quant = "vllm.model_executor.layers.quantization"
-    quant_values = TypeReader(resolver).hints(quant, ast.Name("QuantizationMethods"))
-    known_quant = sorted(str(v) for h in quant_values if h.kind == "literal" for v in h.values)
+    # Values checked after parsing, when the engine starts (so not argparse choices): the
+    # quantization methods, and, from vLLM 0.33 on, the KV-cache dtypes (typed `CacheDType
+    # | str` so that platform plugins can add their own, validated by CacheConfig).
+    values = {}
+    for flag, module, literal in (
+        ("--quantization", "vllm.model_executor.layers.quantization", "QuantizationMethods"),
+        ("--kv-cache-dtype", "vllm.config.cache", "CacheDType"),
+    ):
+        if flags.get(flag, {}).get("choices") or not src.path_of(module):
+            continue
+        hints = TypeReader(resolver).hints(module, ast.Name(literal))
+        known = sorted(str(v) for h in hints if h.kind == "literal" for v in h.values)
+        if known:
+            values[flag] = known
     return {
         "vllm": src.version(),
         "generated_from": wheel.name,
         "flags": dict(sorted(flags.items())),
         "aliases": dict(sorted(aliases.items())),
-        # checked after parsing, when the engine starts (so not argparse choices)
-        "values": {"--quantization": known_quant} if known_quant else {},
+        "values": values,
         "reasoning_parsers": registered_names(
             src, "vllm.reasoning", "_REASONING_PARSERS_TO_REGISTER"
         ),

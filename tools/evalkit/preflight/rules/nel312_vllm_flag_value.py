@@ -5,8 +5,10 @@ its choices.
 Reads the `vllm serve` call as NEL311 does and checks each flag's values against the
 image's vLLM version: a flag that needs a value followed by nothing or by another flag;
 `--flag=value` on a flag that takes none (`--enforce-eager=true`); a value outside the
-flag's choices (`--kv-cache-dtype`, `--dtype`, ...) or outside the quantization methods
-the version ships (`--quantization`). Values left open (`???`, `$VAR`) are skipped.
+flag's choices (`--kv-cache-dtype`, `--dtype`, ...) or outside the values the engine
+accepts when it starts: the quantization methods the version ships (`--quantization`)
+and, from vLLM 0.33 on, where the flag has no choices, its KV-cache dtypes
+(`--kv-cache-dtype`). Values left open (`???`, `$VAR`) are skipped.
 Against a stand-in version (NEL310) errors are warnings.
 
 ## Why is this bad
