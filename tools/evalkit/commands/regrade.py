@@ -155,10 +155,15 @@ def _text(doc: dict, code: int) -> str:
     flags = ", ".join(f"{k} {v}" for k, v in doc["flags"].items())
     lines.append(f"flags: {flags}")
     for ex in doc["mismatch_examples"]:
+        # Name the field that differs: a reward can agree while prefix_matched does not.
+        differs = []
+        for field in ("reward", "prefix_matched"):
+            stored, regraded = ex[f"stored_{field}"], ex[f"regraded_{field}"]
+            if stored != regraded:
+                differs.append(f"{field} stored {stored!r}, regraded {regraded!r}")
         lines.append(
             f"  line {ex['line']}: task {ex['task_index']} rollout "
-            f"{ex['rollout_index']}: stored {ex['stored_reward']!r}, "
-            f"regraded {ex['regraded_reward']!r}"
+            f"{ex['rollout_index']}: " + "; ".join(differs)
         )
     for d in doc["aggregate_diffs"]:
         lines.append(f"  aggregate {d['key']}: file {d['file']!r}, recomputed {d['recomputed']!r}")
