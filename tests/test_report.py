@@ -81,6 +81,33 @@ def test_markdown_pastes_as_a_table(run_cli, pair):
     assert len(rows) == 1 and "**regression**" in rows[0]
     assert "| 8 | 40 |" in out  # the strata table of the MRCR task
     assert "| checkpoint | `/ckpt/model-bf16` | `/ckpt/model-nvfp4` |" in out
+    # The forest plot in characters, in a code block: the regression's whole interval
+    # lies left of zero, on the same symmetric scale as the header's end labels.
+    plot = out.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    (mrcr,) = [line for line in plot if line.startswith("mrcr (nemo_gym.0)")]
+    axis = mrcr[mrcr.index("[") + 1 : mrcr.index("]")]
+    assert len(axis) == 41 and axis[20] == "|" and "o" in axis[:20] and "=" not in axis[21:]
+    assert mrcr.endswith("regression")
+    assert plot[-1].strip().startswith("o delta, = 95% CI")
+
+
+def test_text_forest_plot_marks_each_part():
+    from evalkit.release_report import forest_text
+
+    rows = [
+        {"task": "t.0", "benchmark": "b", "delta": 1.0, "ci95": [-1.0, 3.0], "margin": 2.0,
+         "verdict": "inconclusive"},
+        {"task": "t.1", "benchmark": "b", "delta": None, "ci95": [None, None], "margin": None,
+         "verdict": "not_comparable"},
+    ]  # fmt: skip
+    header, first, second, legend = forest_text(rows, width=9).splitlines()
+    # scale 3 points over 4 columns a side: -2 -> column 1 (rounded from 1.33), -1 -> 3,
+    # 0 -> 4, +1 -> 5, +3 -> 8.
+    assert first.split("[")[1].split("]")[0] == " ! =|o===" and "+1.00 [-1.00, +3.00]" in first
+    assert second.split("[")[1].split("]")[0] == "    |    " and "n/a" in second
+    assert header.strip() == "" and legend.endswith("axis -3.00 to +3.00 points")
+    wide = forest_text(rows).splitlines()[0].strip()  # 41 columns: the labels fit
+    assert wide.startswith("-3.00") and wide.endswith("+3.00") and " 0 " in wide
 
 
 def test_json_is_the_compare_suite_document(run_cli, pair):

@@ -3,7 +3,9 @@ page, or as Markdown to paste into a release document.
 
 The HTML has no script, no external stylesheet, font or image: the forest plot is
 matplotlib's SVG, inlined, with text kept as text so the page can be searched and tested.
-Pure rendering: it takes the document and returns a string.
+The Markdown carries the same plot drawn in characters, in a code block, so it survives
+a paste anywhere without an image file. Pure rendering: it takes the document and
+returns a string.
 """
 
 from __future__ import annotations
@@ -107,6 +109,53 @@ def forest_svg(rows: list[dict[str, Any]]) -> str:
             plt.close(fig)
     svg = out.getvalue()
     return svg[svg.index("<svg") :]  # drop the XML prologue and doctype: inline SVG
+
+
+PLOT_WIDTH = 41  # characters of the text plot's axis; odd, so zero has a middle column
+
+
+def forest_text(rows: list[dict[str, Any]], width: int = PLOT_WIDTH) -> str:
+    """The forest plot in characters: `o` the delta, `=` its 95 % interval, `|` zero, `!`
+    the -margin; one row per task on a shared symmetric scale (points)."""
+    values = [0.0]
+    for row in rows:
+        values.append(row.get("delta"))
+        values.extend(row.get("ci95") or [])
+        margin = row.get("margin")
+        values.append(-margin if _finite(margin) else None)
+    scale = max(abs(v) for v in values if _finite(v)) or 1.0
+    half = width // 2
+
+    def column(x: float) -> int:
+        return min(width - 1, max(0, half + round(x / scale * half)))
+
+    labels = [_label(r) for r in rows]
+    pad = max(len(label) for label in labels) if labels else 0
+    # The axis ends and zero above their columns, where the labels fit.
+    left, right = f"{-scale:+.2f}", f"{scale:+.2f}"
+    ruler = [" "] * width
+    if len(left) + len(right) + 3 <= width:
+        ruler[: len(left)] = left
+        ruler[width - len(right) :] = right
+        if ruler[half - 1 : half + 2] == [" ", " ", " "]:
+            ruler[half] = "0"
+    lines = [f"{'':{pad}}   " + "".join(ruler).rstrip()]
+    for label, row in zip(labels, rows, strict=True):
+        axis = [" "] * width
+        delta, ci = row.get("delta"), row.get("ci95") or [None, None]
+        if all(_finite(v) for v in ci):
+            for i in range(column(ci[0]), column(ci[1]) + 1):
+                axis[i] = "="
+        axis[half] = "|"  # over the interval: whether it crosses zero stays visible
+        margin = row.get("margin")
+        if _finite(margin):
+            axis[column(-margin)] = "!"
+        if _finite(delta):
+            axis[column(delta)] = "o"
+        figure = f"{_num(delta, sign=True)} {_interval(ci)}" if _finite(delta) else "n/a"
+        lines.append(f"{label:{pad}}  [{''.join(axis)}]  {figure}  {row['verdict']}")
+    lines.append(f"{'':{pad}}  o delta, = 95% CI, | zero, ! -margin; axis {left} to {right} points")
+    return "\n".join(lines)
 
 
 # ---- HTML -------------------------------------------------------------------------------------
@@ -319,6 +368,8 @@ def render_markdown(doc: dict[str, Any], title: str = "Release comparison") -> s
             f"**{row['verdict']}**",
         ]
         out.append("| " + " | ".join(_md(c) for c in cells) + " |")
+    if doc["tasks"]:
+        out += ["", "```text", forest_text(doc["tasks"]), "```"]
     for row in doc["tasks"]:
         out += ["", f"### {_md(_label(row))}: {row['verdict']}"]
         validation = row.get("validation") or {}
