@@ -111,6 +111,16 @@ def test_hybrid_counts_only_attention_layers_plus_recurrent_state():
     assert fixed_bytes_per_sequence(layout, 2.0, 2.0) == 3 * per_layer * 2
 
 
+def test_minimax_attn_type_list_marks_the_softmax_layers():
+    # vLLM 0.26 counts `t == 1` of attn_type_list as attention (the oracle test runs its
+    # code); the lightning-attention layers have a fixed state this config does not size.
+    minimax = {**GQA, "num_hidden_layers": 8, "attn_type_list": [0, 0, 0, 1, 0, 0, 0, 1]}
+    layout = layout_of(ckpt(minimax))
+    assert (layout.attention_layers, layout.recurrent_layers) == (2, 6)
+    assert kv_bytes_per_token(layout, 2.0) == 2 * 2 * 8 * 128 * 2
+    assert any("6 recurrent layers but no state-size fields" in n for n in layout.notes)
+
+
 def test_layer_types_with_sliding_window_and_linear_attention():
     gemma_like = {
         **GQA,

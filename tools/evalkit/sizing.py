@@ -111,18 +111,23 @@ def _classify_layers(cfg: dict, num_layers: int) -> tuple[int, int, int]:
     pattern = cfg.get("hybrid_override_pattern")
     if isinstance(pattern, str) and pattern:
         return pattern.count("*"), 0, pattern.count("M")
-    for key in ("layer_types", "layers_block_type"):
+    # The order vLLM 0.26 reads them in (ModelConfig.get_num_layers_by_block_type).
+    for key in ("layers_block_type", "attn_type_list", "layer_types"):
         types = cfg.get(key)
-        if isinstance(types, list) and types:
-            attn = sliding = recurrent = 0
-            for t in map(str, types):
-                if "sliding" in t or "chunked" in t:
-                    sliding += 1
-                elif "linear" in t or "mamba" in t or "ssm" in t or "recurrent" in t:
-                    recurrent += 1
-                elif "attention" in t:
-                    attn += 1
-            return attn, sliding, recurrent
+        if not isinstance(types, list) or not types:
+            continue
+        if key == "attn_type_list":  # MiniMax: 1 softmax attention, 0 lightning (linear)
+            attn = sum(1 for t in types if t == 1)
+            return attn, 0, len(types) - attn
+        attn = sliding = recurrent = 0
+        for t in map(str, types):
+            if "sliding" in t or "chunked" in t:
+                sliding += 1
+            elif "linear" in t or "mamba" in t or "ssm" in t or "recurrent" in t:
+                recurrent += 1
+            elif "attention" in t:
+                attn += 1
+        return attn, sliding, recurrent
     period = cfg.get("attn_layer_period")
     if isinstance(period, int) and period > 0:  # Jamba: one attention layer per period
         offset = cfg.get("attn_layer_offset", 0)
