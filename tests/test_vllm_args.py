@@ -340,6 +340,10 @@ def test_rule_severities(tmp_path):
     )
     assert unpinned == [("NEL310", "info")]
     assert run(tmp_path, "python3 -m sglang.launch_server --bogus") == []
+    # A template's <PARSER> is one blank word (NEL003's), not `<` redirections that would
+    # leave the flag without its value.
+    placeholder = "vllm serve /checkpoint --reasoning-parser <PARSER> --max-num-seqs 8"
+    assert run(tmp_path, placeholder, template=True) == []
 
 
 @pytest.mark.parametrize("image", ["vllm/vllm-openai:v0.26.0", "vllm/vllm-openai:v0.33.0"])

@@ -131,6 +131,15 @@ make(
 # NEL003 placeholders
 make(
     "NEL003",
+    "pass",
+    "template_placeholders_are_blanks",
+    "generic",
+    [("    --max-num-seqs 32", "    --max-num-seqs 32\n    --reasoning-parser <PARSER>")],
+    "under --template a <PLACEHOLDER> is a blank: info, as ??? is",
+    args={"template": True},
+)
+make(
+    "NEL003",
     "fail",
     "mount_placeholder",
     "mrcr",
@@ -228,6 +237,36 @@ make(
     ],
     "keys read by executors but absent from YAML defaults are valid",
 )
+
+# NEL011 nel-next config (its own schema, so no base plus an edit). Shaped after our
+# recipes/examples/example_eval_next.yaml, cut down.
+NEL_NEXT = """services:
+  model:
+    type: vllm
+    model: /lustre/models/model-fp8
+    served_model_name: model-fp8
+    image: vllm/vllm-openai:v0.26.0
+benchmarks:
+  - name: terminal_bench_2_1
+    service: model
+cluster:
+  type: slurm
+  account: team-a
+output:
+  dir: /lustre/evals
+"""
+for kind, name, text, what in (
+    ("fail", "nel_next_config", NEL_NEXT, "a nel-next config: no other rule runs"),
+    (
+        "pass",
+        "nel_026_with_a_stray_services_key",
+        BASE["generic"] + "services:\n  note: not read\nbenchmarks: []\n",
+        "0.2.6 sections present: read as 0.2.6 (NEL004 reports the strays)",
+    ),
+):
+    d = ROOT / "NEL011" / kind
+    d.mkdir(parents=True, exist_ok=True)
+    (d / f"{name}.yaml").write_text(HEAD.format(code="NEL011", kind=kind, what=what) + text)
 
 # NEL005 rejected
 make(

@@ -241,6 +241,11 @@ MUTATIONS = {
         lambda c: _set(c, "evaluation.pre_cmd", "echo ${oc.env:EVALKIT_DIFF_NEVER_SET}"),
     ),
     "inert_top_level_key": (lambda c: True, lambda c: _set(c, "notes", "owner: evals team")),
+    # The upstream skill's templates carry nel-next's `cluster:` block; 0.2.6 ignores it.
+    "nel_next_cluster_block": (
+        lambda c: True,
+        lambda c: _set(c, "cluster", {"sbatch_comment": "benchmarking"}),
+    ),
     # accepted by the launcher, defects all the same (ACCEPTED_BUT_DEFECTIVE)
     "execution_key_typo": (_slurm, _walltime_typo),
     "account_placeholder": (_slurm, lambda c: _set(c, "execution.account", "<YOUR_ACCOUNT>")),

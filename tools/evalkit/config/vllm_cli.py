@@ -110,11 +110,17 @@ def choose_table(image: object) -> TableChoice:
     return TableChoice(load_table(min(versions, key=distance)), False, wanted)
 
 
+PLACEHOLDER = re.compile(r"<([A-Z][A-Z0-9_]*)>")  # as NEL003 finds them
+
+
 # -- finding the invocation --------------------------------------------------------------------
 def shell_words(text: str) -> list[str]:
     """Words of a shell script; operators (`&&`, `;`, `|`, redirections) stay as words,
     a word starting with `#` ends its line, and each unjoined newline ends a command."""
     text = re.sub(r"(?<!\\)\\\n", " ", text)  # a line continuation
+    # A template's `<PARSER>` is a blank (NEL003 reports it), not two redirections: keep
+    # it one word through the lexer, which would split at `<` and `>`.
+    text = PLACEHOLDER.sub(lambda m: f"\x01{m.group(1)}\x02", text)
     words: list[str] = []
     for line in text.splitlines():
         lexer = shlex.shlex(line, posix=True, punctuation_chars=";&|()<>")
@@ -127,7 +133,7 @@ def shell_words(text: str) -> list[str]:
         for word in line_words:
             if word.startswith("#"):
                 break
-            words.append(word)
+            words.append(word.replace("\x01", "<").replace("\x02", ">"))
         words.append(";")
     return words
 

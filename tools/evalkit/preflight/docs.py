@@ -16,6 +16,7 @@ SCOPE_NOTE = {
     "checkpoint": " Runs with `--checkpoint DIR`.",
     "pair": " Runs with `--pair BASE CAND`.",
     "launcher": " Runs with `--with-launcher`.",
+    "other-schema": " Runs instead of every other rule on a file of another schema.",
 }
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 # Which input a rule needs; the runner calls it only when that input is present.
-SCOPES = ("config", "checkpoint", "pair", "launcher")
+SCOPES = ("config", "checkpoint", "pair", "launcher", "other-schema")
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,16 @@ def run_rules(ctx: Context, scopes: Iterable[str]) -> list[Finding]:
     return findings
 
 
+# Top-level sections of a nel-next (nemo-evaluator 0.4) config, and of a nel 0.2.6 one.
+NEL_NEXT_SECTIONS = {"services", "benchmarks"}
+NEL_026_SECTIONS = {"defaults", "execution", "deployment", "evaluation"}
+
+
+def is_nel_next(data: Mapping) -> bool:
+    keys = set(data)
+    return keys >= NEL_NEXT_SECTIONS and not keys & NEL_026_SECTIONS
+
+
 def check_file(path: str, options: Options) -> list[Finding]:
     cfg = load(path, options)
     ctx = Context(
@@ -70,6 +80,8 @@ def check_file(path: str, options: Options) -> list[Finding]:
         env=options.env if options.env is not None else launch_environment(),
         checkpoint=options.checkpoint,
     )
+    if is_nel_next(cfg.doc.data):  # the 0.2.6 rules would only list schema differences
+        return run_rules(ctx, ["other-schema"])
     scopes = ["config"] + (["checkpoint"] if options.checkpoint is not None else [])
     return run_rules(ctx, scopes)
 

@@ -11,7 +11,8 @@ MLflow experiment named `CHANGEME`. The job then fails on the cluster, or worse,
 exports results under a wrong name.
 
 Severity: error, the job fails on every cluster (the placeholder reaches the script as a
-path, an account or a flag) although the launcher accepts it.
+path, an account or a flag) although the launcher accepts it; info with `--template`,
+where a template's placeholders are its blanks, as `???` is for NEL002.
 
 ## Example
 ```yaml
@@ -44,9 +45,15 @@ def _walk_keys(node, path=()):
 
 @rule("NEL003", "placeholder-left", "error")
 def check(ctx):
+    severity = "info" if ctx.template else None
     for path, key in _walk_keys(ctx.cfg.data):
         if isinstance(key, str) and TOKEN.search(key):
-            yield Hit(path, f"placeholder in key {key!r}", fix="replace it with the real value")
+            yield Hit(
+                path,
+                f"placeholder in key {key!r}",
+                fix="replace it with the real value",
+                severity=severity,
+            )
     for path, value in ctx.strings():
         for line in value.splitlines() or [value]:
             if line.lstrip().startswith("#"):
@@ -58,5 +65,6 @@ def check(ctx):
                     f"placeholder {m.group(0)!r} left in the value",
                     fix="replace it with the real value (templates use ??? for blanks)",
                     token=m.group(0),
+                    severity=severity,
                 )
                 break

@@ -7,11 +7,14 @@ Reports keys the schema marks as not allowed, with the reason: the top-level
 
 ## Why is this bad
 0.2.6 either ignores these (a `cluster.sbatch_comment` never reaches the job script)
-or rejects them at launch (`'execution.env_vars' is not supported`). Either way the
-setting you wrote does not take effect.
+or rejects them (`'execution.env_vars' is not supported`; nemo-evaluator's
+`EvaluationConfig` forbids a `target` inside `config`, so the evaluation stops as it
+starts). Either way the setting you wrote does not take effect.
 
-Severity: error, the launcher refuses `execution.env_vars`, and the other keys never
-take effect, so the run is not the one configured.
+Severity: error for the keys that stop the launch or the evaluation on every cluster;
+warning for the top-level `cluster:` block, which 0.2.6 accepts and ignores (the
+launcher's dry-run passes; a lost `sbatch_comment` matters only on clusters that act on
+it, such as an idle-GPU reaper).
 
 ## Example
 ```yaml
@@ -33,4 +36,10 @@ from evalkit.preflight.registry import Hit, rule
 def check(ctx):
     for issue in ctx.schema_issues:
         if issue.kind == "rejected":
-            yield Hit(issue.path, issue.message, fix="move or remove the key as described")
+            inert = tuple(issue.path) == ("cluster",)  # accepted and ignored by 0.2.6
+            yield Hit(
+                issue.path,
+                issue.message,
+                fix="move or remove the key as described",
+                severity="warning" if inert else None,
+            )
