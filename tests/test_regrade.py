@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.rungen import write_mrcr_run
+from helpers.rungen import write_gdpval_run, write_mrcr_run
 
 REQUIRED = {
     "rollouts",
@@ -137,6 +137,17 @@ def test_truncated_last_line_fails_and_says_so(run_cli, tmp_path):
     assert code == 1 and doc["truncated_lines"] == 1 and doc["rollouts"] == 11
     code, out, _ = run_cli("regrade", task)
     assert "truncated last line    yes" in out and "FAILED" in out
+
+
+def test_rollouts_of_another_gym_task_are_refused(run_cli, tmp_path):
+    # A GDPVal task has no expected_answer: grading it as MRCR would report a mismatch on
+    # every line. It is bad input for regrade, said in one line.
+    task = write_gdpval_run(tmp_path / "nemo_gym.1", n_items=8)
+    before = (task / "artifacts/evaluator_rollouts.jsonl").read_bytes()
+    code, out, err = run_cli("regrade", task)
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert "evaluator_rollouts.jsonl:1: not MRCR rollouts" in err and "evalkit score" in err
+    assert (task / "artifacts/evaluator_rollouts.jsonl").read_bytes() == before
 
 
 def test_duplicates(run_cli, tmp_path):

@@ -198,6 +198,15 @@ def _combine(p: Path, results: list[ShardResult], jobs: int) -> RegradeResult:
         stats.bytes_read += shard.stats.bytes_read
         stats.truncated_last_line |= shard.stats.truncated_last_line
         flags.update(shard.flags)
+    if records and all(r.expected_answer == _NO_ANSWER for r in records):
+        # MRCR always stores the answer it grades against; without one, grading would
+        # compare every response with "" and report mismatches that mean nothing.
+        raise InputError(
+            "not MRCR rollouts: no record has an expected_answer (regrade re-grades MRCR "
+            "only; `evalkit score` reads other Gym tasks)",
+            p,
+            min(r.line for r in records),
+        )
     mismatched = [r for r in records if r.mismatch]
     examples = [
         {
@@ -225,6 +234,9 @@ def _combine(p: Path, results: list[ShardResult], jobs: int) -> RegradeResult:
         agents=agents,
         jobs=jobs,
     )
+
+
+_NO_ANSWER = hashlib.blake2b(b"", digest_size=12).hexdigest()  # Graded keeps digests
 
 
 class _StoredView:
