@@ -145,3 +145,53 @@ def test_dead_key_severity_per_case(tmp_path, value, severity):
         "  command: vllm serve /checkpoint --port 8000 --data-parallel-size 8\n",
     )
     assert [f.severity for f in by_rule(findings(tmp_path, text), "NEL301")] == [severity]
+
+
+# The launcher's own examples/local_basic.yaml pattern at 0.2.6: an endpoint whose key the
+# launcher reads from the environment by the name in target.api_endpoint.api_key_name
+# (common/env_vars.py `collect_eval_env_vars` adds it as host:NAME to every task).
+LOCAL_ENDPOINT = """\
+defaults:
+  - execution: local
+  - deployment: none
+  - _self_
+execution:
+  output_dir: /tmp/evalkit-regression-out
+target:
+  api_endpoint:
+    model_id: meta/llama-3.1-8b-instruct
+    url: https://inference.example.com/v1/chat/completions
+    api_key_name: EVALKIT_REGRESSION_KEY
+evaluation:
+  tasks:
+    - name: lm-evaluation-harness.ifeval
+"""
+
+
+def test_unset_api_key_name_is_the_env_warning(tmp_path):
+    found = by_rule(findings(tmp_path, LOCAL_ENDPOINT), "NEL104")
+    assert [(f.path, f.severity) for f in found] == [
+        ("target.api_endpoint.api_key_name", "warning")
+    ]
+    assert "EVALKIT_REGRESSION_KEY" in found[0].message
+
+
+def test_api_key_name_set_or_declared_is_quiet(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(LOCAL_ENDPOINT, encoding="utf-8")
+    env = {**FIXTURE_ENV, "EVALKIT_REGRESSION_KEY": "k"}
+    assert not by_rule(check_file(str(path), Options(env=env)), "NEL104")
+    declared = LOCAL_ENDPOINT + "  env_vars:\n    EVALKIT_REGRESSION_KEY: host:HF_TOKEN\n"
+    assert not by_rule(findings(tmp_path, declared), "NEL104")
+
+
+@pytest.mark.launcher
+def test_the_launcher_stops_on_the_unset_api_key(tmp_path):
+    from helpers.nel import dry_run
+
+    path = tmp_path / "config.yaml"
+    path.write_text(LOCAL_ENDPOINT, encoding="utf-8")
+    refused = dry_run(path)
+    assert refused.returncode != 0
+    assert "EVALKIT_REGRESSION_KEY" in refused.stderr + refused.stdout
+    assert dry_run(path, env={"EVALKIT_REGRESSION_KEY": "k"}).returncode == 0
