@@ -52,6 +52,61 @@ def memoise_catalog() -> None:
     )
 
 
+# ---- for callers: the differential test and agree_on_examples.py ----------------------
+
+# Blanks that reach the `vllm serve` line need values vLLM 0.26.0 accepts there; any
+# other word would be a real startup failure (NEL312/NEL313), not a false error.
+BLANK_VALUES = {"kv_cache_dtype": "auto", "reasoning_parser": "nemotron_v3"}
+
+
+def fill_blanks(path, out_dir) -> list[str]:
+    """-o overrides for every `???` of the composed config (the same for both tools)."""
+    from evalkit.config import build_config, load_document
+    from evalkit.config.interpolation import walk_strings
+    from evalkit.config.yamldoc import override_path
+
+    try:
+        cfg = build_config(load_document(str(path)))
+    except Exception:  # unreadable by preflight: both get no overrides
+        return []
+    overrides = []
+    for key, value in walk_strings(cfg.data):
+        if value == "???":
+            filled = str(out_dir) if key[-1] == "output_dir" else BLANK_VALUES.get(key[-1])
+            overrides.append(f"{override_path(key)}={filled or 'filled-in'}")
+    return overrides
+
+
+def launch_env(extra: dict | None = None) -> dict:
+    """This process's environment for a dry-run: no NEMO_EVALUATOR_* leaking in, the
+    test defaults (helpers.nel.DRY_RUN_ENV) and `extra` on top."""
+    import os
+
+    from helpers.nel import DRY_RUN_ENV
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEMO_EVALUATOR_")}
+    env.update(DRY_RUN_ENV)
+    env.update(extra or {})
+    return env
+
+
+def run_batch(jobs: list, work, index: int, env: dict) -> list:
+    """Dry-run `jobs` in one child process (this file as a script); its verdicts."""
+    import subprocess
+    from pathlib import Path
+
+    jobs_file, out_file = Path(work) / f"jobs{index}.json", Path(work) / f"verdicts{index}.json"
+    jobs_file.write_text(json.dumps(jobs))
+    subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), str(jobs_file), str(out_file)],
+        cwd=work,
+        env=env,
+        check=True,
+        timeout=900,
+    )
+    return json.loads(out_file.read_text())
+
+
 def main(argv: list[str]) -> int:
     logging.disable(logging.CRITICAL)
     memoise_catalog()

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -27,10 +26,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from evalkit.config import build_config, load_document
-from evalkit.config.interpolation import walk_strings
-from evalkit.config.yamldoc import override_path
 from evalkit.preflight.runner import Options, check_file
+
+from .nel_batch import fill_blanks, launch_env, run_batch
 
 pytestmark = [pytest.mark.launcher, pytest.mark.slow]
 
@@ -313,62 +311,22 @@ def _cases() -> list[tuple[str, str, str, dict]]:
     return cases
 
 
-def _fill_blanks(path: Path, out_dir: Path) -> list[str]:
-    """-o overrides for every `???` of the composed config (the same for both tools)."""
-    try:
-        cfg = build_config(load_document(str(path)))
-    except Exception:  # unreadable by preflight: both get no overrides
-        return []
-    overrides = []
-    for key, value in walk_strings(cfg.data):
-        if value == "???":
-            filled = str(out_dir) if key[-1] == "output_dir" else BLANK_VALUES.get(key[-1])
-            overrides.append(f"{override_path(key)}={filled or 'filled-in'}")
-    return overrides
-
-
-# Blanks that reach the `vllm serve` line need values vLLM 0.26.0 accepts there; any
-# other word would be a real startup failure (NEL312/NEL313), not a false error.
-BLANK_VALUES = {"kv_cache_dtype": "auto", "reasoning_parser": "nemotron_v3"}
-
-
-def _launch_env() -> dict[str, str]:
-    from helpers.nel import DRY_RUN_ENV
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEMO_EVALUATOR_")}
-    env.update(DRY_RUN_ENV)
-    return env
-
-
-def _batch(jobs: list[dict], work: Path, index: int, env: dict) -> list[dict]:
-    jobs_file, out_file = work / f"jobs{index}.json", work / f"verdicts{index}.json"
-    jobs_file.write_text(json.dumps(jobs))
-    subprocess.run(
-        [sys.executable, str(HERE / "nel_batch.py"), str(jobs_file), str(out_file)],
-        cwd=work,
-        env=env,
-        check=True,
-        timeout=900,
-    )
-    return json.loads(out_file.read_text())
-
-
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory):
     work = tmp_path_factory.mktemp("differential")
-    env = _launch_env()
+    env = launch_env()
     jobs, rows = [], []
     for case_id, base_name, mutation, data in _cases():
         path = work / f"{case_id}.yaml"
         path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-        overrides = _fill_blanks(path, work / "out")
+        overrides = fill_blanks(path, work / "out")
         jobs.append({"config": str(path), "overrides": overrides})
         rows.append((case_id, base_name, mutation, path, overrides))
     half = (len(jobs) + 1) // 2
     with ThreadPoolExecutor(2) as pool:
         parts = list(
             pool.map(
-                lambda a: _batch(*a), [(jobs[:half], work, 0, env), (jobs[half:], work, 1, env)]
+                lambda a: run_batch(*a), [(jobs[:half], work, 0, env), (jobs[half:], work, 1, env)]
             )
         )
     launcher = parts[0] + parts[1]
@@ -472,3 +430,17 @@ def test_print_table(verdicts, capsys):
             f"{case:55} {launcher:7} {','.join(v['preflight_errors']) or '-':20} "
             f"{v['launcher_error'][:80]}"
         )
+
+
+def test_agree_on_examples_script_on_the_corpus():
+    """The script the README's launcher-examples figure comes from, run on our corpus."""
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "agree_on_examples.py"), str(CORPUS)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    bases = len(list(CORPUS.glob("*.yaml")))
+    assert f"{bases} configs: launcher accepted {bases} (preflight errors on 0)" in proc.stdout
