@@ -1,11 +1,11 @@
 """Preflight and the real nel 0.2.6 dry-run, side by side, on configs nobody here wrote.
 
-    .venv/bin/python tests/preflight/agree_on_examples.py DIR [--set NAME=VALUE ...]
+    .venv/bin/python tests/preflight/agree_on_examples.py DIR [--markdown] [--set NAME=VALUE ...]
 
 DIR holds YAML configs, for example the launcher's own examples at its release tag:
 
-    git -C Evaluator archive nemo-evaluator-launcher-v0.2.6 \\
-        packages/nemo-evaluator-launcher/examples | tar -x -C /tmp/nel-examples
+    mkdir nel-examples && git -C Evaluator archive nemo-evaluator-launcher-v0.2.6 \\
+        packages/nemo-evaluator-launcher/examples | tar -x -C nel-examples
 
 With `--markdown` it reads the ```yaml blocks of the .md files under DIR instead (the
 launcher's `docs/` at the same tag). Either way a file counts as a config when it has a
