@@ -156,7 +156,7 @@ defaults:
   - deployment: none
   - _self_
 execution:
-  output_dir: /tmp/evalkit-regression-out
+  output_dir: OUTPUT_DIR
 target:
   api_endpoint:
     model_id: meta/llama-3.1-8b-instruct
@@ -168,8 +168,12 @@ evaluation:
 """
 
 
+def local_endpoint(tmp_path: Path) -> str:
+    return LOCAL_ENDPOINT.replace("OUTPUT_DIR", str(tmp_path / "out"))
+
+
 def test_unset_api_key_name_is_the_env_warning(tmp_path):
-    found = by_rule(findings(tmp_path, LOCAL_ENDPOINT), "NEL104")
+    found = by_rule(findings(tmp_path, local_endpoint(tmp_path)), "NEL104")
     assert [(f.path, f.severity) for f in found] == [
         ("target.api_endpoint.api_key_name", "warning")
     ]
@@ -178,10 +182,10 @@ def test_unset_api_key_name_is_the_env_warning(tmp_path):
 
 def test_api_key_name_set_or_declared_is_quiet(tmp_path):
     path = tmp_path / "config.yaml"
-    path.write_text(LOCAL_ENDPOINT, encoding="utf-8")
+    path.write_text(local_endpoint(tmp_path), encoding="utf-8")
     env = {**FIXTURE_ENV, "EVALKIT_REGRESSION_KEY": "k"}
     assert not by_rule(check_file(str(path), Options(env=env)), "NEL104")
-    declared = LOCAL_ENDPOINT + "  env_vars:\n    EVALKIT_REGRESSION_KEY: host:HF_TOKEN\n"
+    declared = local_endpoint(tmp_path) + "  env_vars:\n    EVALKIT_REGRESSION_KEY: host:HF_TOKEN\n"
     assert not by_rule(findings(tmp_path, declared), "NEL104")
 
 
@@ -190,7 +194,7 @@ def test_the_launcher_stops_on_the_unset_api_key(tmp_path):
     from helpers.nel import dry_run
 
     path = tmp_path / "config.yaml"
-    path.write_text(LOCAL_ENDPOINT, encoding="utf-8")
+    path.write_text(local_endpoint(tmp_path), encoding="utf-8")
     refused = dry_run(path)
     assert refused.returncode != 0
     assert "EVALKIT_REGRESSION_KEY" in refused.stderr + refused.stdout
