@@ -150,9 +150,7 @@ def test_fp8_moe_mrcr_128k_is_sized_like_evalkit_size(run_cli, tmp_path):
         "--max-model-len", "262144", "--parallelism", "256", "--num-instances", "2",
         "--num-nodes", "2", "--gpu-memory-utilization", "0.95",
     )  # fmt: skip
-    assert command_flag(text, "--tensor-parallel-size") == str(sized["tensor_parallel_size"])
-    assert command_flag(text, "--data-parallel-size") == str(sized["data_parallel_size"])
-    assert command_flag(text, "--max-num-seqs") == str(sized["max_num_seqs"])
+    assert_sized_as(text, sized)
     assert command_flag(text, "--max-model-len") == "262144"
     assert "--enable-expert-parallel" in yaml.safe_load(text)["deployment"]["command"]
     data = yaml.safe_load(text)
@@ -184,9 +182,7 @@ def test_nvfp4_hybrid_mrcr_1m_follows_the_golden_and_says_so(run_cli, tmp_path):
         "--max-model-len", "1100000", "--parallelism", "256", "--num-instances", "2",
         "--num-nodes", "2", "--gpu-memory-utilization", "0.95",
     )  # fmt: skip
-    assert command_flag(text, "--tensor-parallel-size") == str(sized["tensor_parallel_size"])
-    assert command_flag(text, "--data-parallel-size") == str(sized["data_parallel_size"])
-    assert command_flag(text, "--max-num-seqs") == str(sized["max_num_seqs"])
+    assert_sized_as(text, sized)
     assert command_flag(text, "--max-model-len") == "1100000"
     data = yaml.safe_load(text)
     assert data["deployment"]["kv_cache_dtype"] == "auto"  # no KV calibration
@@ -194,6 +190,13 @@ def test_nvfp4_hybrid_mrcr_1m_follows_the_golden_and_says_so(run_cli, tmp_path):
     command = data["deployment"]["command"]
     assert "--enable-expert-parallel" in command and "--trust-remote-code" in command
     assert_mrcr_invariants(text, "config_n3_1m.yaml", "nemotron_v3")
+
+
+def assert_sized_as(text: str, sized: dict) -> None:
+    """The serving command carries the topology and concurrency `evalkit size` gave."""
+    assert command_flag(text, "--tensor-parallel-size") == str(sized["tensor_parallel_size"])
+    assert command_flag(text, "--data-parallel-size") == str(sized["data_parallel_size"])
+    assert command_flag(text, "--max-num-seqs") == str(sized["max_num_seqs"])
 
 
 def assert_mrcr_invariants(text: str, variant: str, parser: str) -> None:

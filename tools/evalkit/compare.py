@@ -17,7 +17,7 @@ from typing import Any
 
 from evalkit import stats
 from evalkit.errors import InputError, UsageError
-from evalkit.runs.settings import SAMPLING_KEYS, RunSettings
+from evalkit.runs.settings import SAMPLING_KEYS
 
 NEEDLE_STRATA = ("2", "4", "8")
 MIN_PAIRED_FRACTION = 0.90
@@ -82,16 +82,6 @@ class GymSide:
     copies_prompt: Callable[[Any], bool] | None = None  # Run.copies_prompt
 
 
-MrcrSide = GymSide  # the name compare used when MRCR was its only paired benchmark
-
-
-def run_settings(task_run: Any) -> RunSettings:
-    """The run's settings; a config that does not parse only costs the sampling check."""
-    from evalkit.runs.run import as_run
-
-    return as_run(task_run).settings_or_empty
-
-
 def gym_benchmark(run: Any) -> str:
     """mrcr, gdpval, or the agent's name for another Gym task."""
     if run.is_mrcr:
@@ -135,10 +125,6 @@ def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None
         mixed_sampling=scan.mixed_sampling,
         copies_prompt=run.copies_prompt,
     )
-
-
-def read_mrcr_side(task_run: Any) -> GymSide:
-    return read_gym_side(task_run)
 
 
 # ---- comparing two Gym runs item by item --------------------------------------------------------
@@ -307,9 +293,6 @@ def compare_gym(
         "notes": notes,
     }
     return MrcrComparison(document, verdict, reasons)
-
-
-compare_mrcr = compare_gym  # the name from when MRCR was the only paired benchmark
 
 
 def _summary_dict(s: stats.PairedSummary) -> dict[str, Any]:
@@ -487,7 +470,7 @@ def compare_runs(
         cand_run = _pick_one(cand_mrcr, "candidate", Path(cand_path))
         base_side = read_gym_side(base_run, validation(base_run) if validation else None)
         cand_side = read_gym_side(cand_run, validation(cand_run) if validation else None)
-        mrcr = compare_mrcr(
+        mrcr = compare_gym(
             base_side,
             cand_side,
             margin=margin,

@@ -14,9 +14,11 @@ Where the times come from (nel 0.2.6 `run.sub`, `executors/slurm/executor.py`):
 - at each job's start `run.sub` queues its own follow-up (`sbatch
   --dependency=afternotok`), so a job killed by its walltime is followed by one that
   resumes. Until it starts, the task is stopped but awaiting that resume, and `--watch`
-  keeps watching. The follow-up ends the chain instead, before writing any start file,
-  when the chain's total walltime is spent or the previous job ended in a state it does
-  not resume (a cancel, a failure); it says so at the top of its `slurm-<job>.log`.
+  keeps watching. The follow-up ends the chain instead, saying so at the top of its
+  `slurm-<job>.log`, when the chain's total walltime is spent (before it writes a start
+  file: read here) or when the previous job ended in a state it does not resume, a
+  cancel or a failure. That second check comes after it rewrites `.job_start_time`, so
+  such a task reads as freshly started and shows as stopped only once its files go stale.
 """
 
 from __future__ import annotations
@@ -260,9 +262,7 @@ def jobs_in_chain(task_dir: Path) -> int:
 def chain_end(logs_dir: Path | None, since: float | None) -> str | None:
     """The line with which run.sub's auto-resume handler ended the job chain after the
     current job started (an older chain's end, before a `nel resume`, does not count)."""
-    if logs_dir is None:
-        return None
-    for path in sorted(logs_dir.glob("slurm-*.log"), reverse=True):
+    for path in reversed(v.log_files(logs_dir, "slurm-")):
         try:
             if since is not None and path.stat().st_mtime < since:
                 continue

@@ -25,8 +25,9 @@ http-retries. Each says what to do: stop (kill and fix), let it run, or resume.
 A partial last line is a write in progress, never an error; nothing is modified.
 
 --watch N refreshes every N seconds until every task has ended, reading only what was
-appended since the previous refresh. Exit 1 when a warning says to stop or a task
-failed, else 0.
+appended since the previous refresh. A task stopped by its walltime is awaiting_resume
+(run.sub queued the job that resumes it) and is watched until that job starts.
+Exit 1 when a warning says to stop or a task failed, else 0.
 """
 EXAMPLES = """\
   evalkit status runs/20261130_101500-0123456789abcdef

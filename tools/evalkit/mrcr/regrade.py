@@ -34,6 +34,14 @@ SHARDS_PER_JOB = 4
 Progress = Callable[[int, int, int], None]  # (shards done, bytes done, total bytes)
 
 
+def answer_digest(answer: str) -> str:
+    """What a Graded record keeps of its expected answer: enough to tell items apart."""
+    return hashlib.blake2b(answer.encode(), digest_size=12).hexdigest()
+
+
+_NO_ANSWER = answer_digest("")
+
+
 @dataclass(slots=True)
 class Graded:
     """One rollout after re-grading: small fields only (the answer is kept as a digest)."""
@@ -92,7 +100,7 @@ def grade_shard(
                 result.flags["reasoning_leak"] += 1
             if r.incomplete_reason is not None:
                 result.flags["length_capped"] += 1
-            digest = hashlib.blake2b(r.expected_answer.encode(), digest_size=12).hexdigest()
+            digest = answer_digest(r.expected_answer)
             result.records.append(
                 Graded(
                     line_no,
@@ -234,9 +242,6 @@ def _combine(p: Path, results: list[ShardResult], jobs: int) -> RegradeResult:
         agents=agents,
         jobs=jobs,
     )
-
-
-_NO_ANSWER = hashlib.blake2b(b"", digest_size=12).hexdigest()  # Graded keeps digests
 
 
 class _StoredView:
