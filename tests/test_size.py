@@ -453,3 +453,14 @@ def test_properties(mem, extra, length, parallelism, instances, gpus):
     )
     fp8 = plan(ckpt(GQA), SizeRequest(gpu_mem_gib=mem, kv_cache_dtype="fp8", **base))
     assert fp8.kv_bytes_per_token * 2 == small.kv_bytes_per_token
+
+
+def test_preemption_advice_offers_fp8_only_where_the_cache_is_not_fp8():
+    # The same shape as above (TP4 holds 33 GiB of cache, too little for 256 sequences of
+    # 128k): at bf16 the advice names an fp8 cache; with an fp8 cache already it must not.
+    base = dict(gpu_mem_gib=80, gpus_per_node=8, max_model_len=131072, parallelism=512)
+    bf16 = plan(ckpt(GQA), SizeRequest(weights_gib=140, kv_cache_dtype="bf16", **base))
+    fp8 = plan(ckpt(GQA), SizeRequest(weights_gib=140, kv_cache_dtype="fp8", **base))
+    assert bf16.preempts_at_max_len and fp8.preempts_at_max_len
+    assert any("fp8 KV cache if" in w for w in bf16.warnings)
+    assert not any("use an fp8 KV cache" in w for w in fp8.warnings)

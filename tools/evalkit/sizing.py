@@ -406,10 +406,14 @@ def plan(ckpt: Checkpoint, req: SizeRequest) -> SizePlan:
             "or span nodes with pipeline parallelism (vllm_ray)"
         )
     elif preempts:
+        # Advise an fp8 KV cache only where the cache is not fp8 already.
+        remedies = "lower parallelism or raise TP"
+        if not kv_name.startswith("fp8"):
+            remedies += ", or use an fp8 KV cache if the checkpoint is calibrated"
         warnings.append(
             f"--max-num-seqs {seqs_ceiling} exceeds the {seqs} sequences per replica that fit "
             f"at {req.max_model_len} tokens: preemption is likely once long prompts pile up; "
-            "lower parallelism, raise TP, or use an fp8 KV cache if the checkpoint is calibrated"
+            + remedies
         )
     if ckpt.kv_cache_quant != "fp8" and kv_name.startswith("fp8"):
         warnings.append(
