@@ -55,7 +55,7 @@ def _body(rule: Rule) -> list[str]:
             section = line
         if line.startswith("```"):
             if not in_fence and section in EXAMPLE_SECTIONS:
-                out.append(marker)
+                out += ["", marker] if out and out[-1] else [marker]
             in_fence = not in_fence
         out.append(line)
     return out
