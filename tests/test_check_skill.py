@@ -59,7 +59,8 @@ def test_rules_have_stable_unique_ids_and_documentation():
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
     assert ids == [f"SK{n:03d}" for n in range(1, len(ids) + 1)]
     for r in RULES:
-        assert "Why:" in r.doc and "Fix:" in r.doc, r.id
+        # The why and the fix, in preflight's sections (tests/test_skillcheck_docs.py).
+        assert "## Why is this bad" in r.doc and "## Use instead" in r.doc, r.id
 
 
 def test_clean_tree_exits_0_and_says_so(run_cli):

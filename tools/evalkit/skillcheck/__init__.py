@@ -1,7 +1,7 @@
 """check-skill: a skill tree checked against the Agent Skills spec and configured conventions.
 
 `check_skill(root)` reads the settings (config), loads the tree (loader), runs every rule
-that is on (rules), applies the configured severities and the inline
+that is on (rules, one module each), applies the configured severities and the inline
 `<!-- evalkit: disable=SKnnn -->` comments, and returns Findings.
 """
 
