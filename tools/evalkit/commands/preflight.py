@@ -224,13 +224,13 @@ def _fix(args, configs, options, select, ignore) -> int:
 
     write = args.fix and not args.diff
     outcomes, texts = [], {}
-    for path in dict.fromkeys(configs):  # read (and refuse bad input) before any write
+    for path in dict.fromkeys(configs):
         texts[path] = read_config(path)
-    for path, (text, prefix) in texts.items():
-        outcome = fix_text(text, path, options, select, ignore)
+    for path, (text, _) in texts.items():  # every file fixed (or refused) before any write
+        outcomes.append(fix_text(text, path, options, select, ignore))
+    for outcome in outcomes:
         if write and outcome.changed:
-            write_in_place(path, outcome.text, prefix)
-        outcomes.append(outcome)
+            write_in_place(outcome.file, outcome.text, texts[outcome.file][1])
     remaining, hidden = [], 0
     for o in outcomes:
         directives = {o.file: suppress.parse_directives(o.text)}
