@@ -143,11 +143,8 @@ def test_nel009_takes_the_harness_of_a_container_image():
 
 
 def test_nel009_lists_candidates_when_nothing_decides():
-    text = _generic(
-        {
-            "    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03": "    - name: gpqa_diamond"
-        }
-    )  # noqa: E501
+    task = "    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03"
+    text = _generic({task: "    - name: gpqa_diamond"})
     outcome = fix(text)
     assert outcome.text == text
     (finding,) = errors(outcome.remaining, "NEL009")

@@ -16,6 +16,12 @@ from evalkit.preflight.fixes import fixer
 
 # An upper-case name reads as a shell variable; `hf_abc...` is a token, not a name.
 SHELL_VAR = re.compile(r"\$?([A-Z_][A-Z0-9_]*)")
+# A secret word as a whole `_` part of the name: TOKENIZERS_PARALLELISM is no secret.
+SECRET_PART = re.compile(r"(^|_)(TOKEN|SECRET|PASSWORD|KEY)(_|$)", re.I)
+
+
+def secret_named(name: str) -> bool:
+    return is_secret_name(name) and bool(SECRET_PART.search(name))
 
 
 @fixer("NEL101")
@@ -37,7 +43,7 @@ def fix(doc, hit, ctx):
     else:
         written = doc.text[span.start : span.end].strip("'\"")
     var = SHELL_VAR.fullmatch(written)
-    if is_secret_name(name):
+    if secret_named(name):
         if not var:
             return False
         new = f"host:{var.group(1)}"
