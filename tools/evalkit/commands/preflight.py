@@ -22,6 +22,12 @@ Suppression: `# evalkit: disable=NEL201` at the end of a YAML line silences that
 that line; on its own line before the first key, in the whole file. --select and
 --ignore take codes or prefixes (NEL2). Suppressed findings are counted in the summary.
 Exit 1 on errors, or on warnings too with --fail-on warning (--strict).
+
+--fix applies the fixes that are safe and certain (rules marked "Fix available" in
+references/rules.md), edits only the lines each fix owns, writes each CONFIG in place
+(temp file + rename) and reports what it fixed and what remains; a second --fix changes
+nothing. --diff prints the fixes as a unified diff and writes nothing (exit 1 when there
+is a diff or an error would remain).
 """
 EXAMPLES = """\
   evalkit preflight recipes/examples/gym/example_mrcr.yaml --template
@@ -31,6 +37,8 @@ EXAMPLES = """\
   evalkit preflight mrcr.yaml --with-launcher --nel scripts/nel-gym.sh
   evalkit preflight mrcr.yaml --format sarif > preflight.sarif
   evalkit preflight mrcr.yaml --ignore NEL201,NEL207 --fail-on warning
+  evalkit preflight mrcr.yaml --fix --diff
+  evalkit preflight mrcr.yaml --fix --format json
 """
 FORMATS = ("text", "json", "sarif")
 
@@ -109,6 +117,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         const="warning",
         help="same as --fail-on warning",
     )
+    parser.add_argument(
+        "--fix", action="store_true", help="apply the safe fixes to each CONFIG, in place"
+    )
+    parser.add_argument(
+        "--diff", action="store_true", help="print the fixes as a unified diff; write nothing"
+    )
 
 
 def _codes(values: list[str]) -> list[str]:
@@ -165,6 +179,11 @@ def run(args: argparse.Namespace) -> int:
         env=launch_environment(env_file=args.env_file),
     )
 
+    if args.fix or args.diff:
+        if args.pair or args.with_launcher or args.format == "sarif":
+            raise UsageError("--fix/--diff take CONFIGs alone (no --pair, --with-launcher, sarif)")
+        return _fix(args, configs, options, select, ignore)
+
     findings = []
     for path in configs:
         findings += check_file(path, options)
@@ -193,3 +212,63 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(findings_text(findings) + _suppressed_line(result.counts()))
     return exit_code(findings, strict=args.fail_on == "warning")
+
+
+def _fix(args, configs, options, select, ignore) -> int:
+    """--fix / --diff: fix each config (written only with --fix and no --diff)."""
+    from evalkit.findings import exit_code, findings_document
+    from evalkit.preflight import suppress
+    from evalkit.preflight.fixes.engine import fix_text
+    from evalkit.preflight.fixes.files import read_config, write_in_place
+    from evalkit.report import findings_text, write_json
+
+    write = args.fix and not args.diff
+    outcomes, texts = [], {}
+    for path in dict.fromkeys(configs):
+        texts[path] = read_config(path)
+    for path, (text, _) in texts.items():  # every file fixed (or refused) before any write
+        outcomes.append(fix_text(text, path, options, select, ignore))
+    for outcome in outcomes:
+        if write and outcome.changed:
+            write_in_place(outcome.file, outcome.text, texts[outcome.file][1])
+    remaining, hidden = [], 0
+    for o in outcomes:
+        directives = {o.file: suppress.parse_directives(o.text)}
+        shown = suppress.apply(o.remaining, directives, select, ignore)
+        remaining += shown.shown
+        hidden += len(shown.suppressed)
+    if args.format == "json":
+        document = findings_document(remaining)
+        document["fixed"] = [{"file": o.file, **f.to_json()} for o in outcomes for f in o.fixed]
+        document["remaining"] = document.pop("findings")
+        document["written"] = write
+        if args.diff:
+            document["diff"] = "".join(o.diff() for o in outcomes)
+        document["summary"].update(fixed=len(document["fixed"]), suppressed=hidden)
+        write_json(document)
+    else:
+        out = sys.stdout
+        if args.diff:
+            out.write("".join(o.diff() for o in outcomes))
+            out = sys.stderr  # the diff alone on stdout, so it can be piped to `patch`
+        out.write(_fixed_text(outcomes, write) + "remaining:\n" + findings_text(remaining))
+    code = exit_code(remaining, strict=args.fail_on == "warning")
+    if args.diff and any(o.changed for o in outcomes):
+        code = 1
+    return code
+
+
+def _fixed_text(outcomes, written: bool) -> str:
+    verb = "fixed" if written else "would fix"
+    lines = []
+    for o in outcomes:
+        if not o.fixed:
+            continue
+        lines.append(f"{o.file}: {verb} {len(o.fixed)}")
+        for f in o.fixed:
+            lines.append(f"  {f.line or '-'}: {f.rule} [{f.path}]")
+            lines += [f"      - {line.strip()}" for line in f.before.splitlines()]
+            lines += [f"      + {line.strip()}" for line in f.after.splitlines()]
+    if not lines:
+        lines.append("nothing to fix")
+    return "\n".join(lines) + "\n"

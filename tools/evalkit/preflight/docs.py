@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 
+from evalkit.preflight.fixes import all_fixers
 from evalkit.preflight.registry import all_rules
 
 SCOPE_NOTE = {
@@ -39,6 +40,7 @@ CONTRACT = [
 
 def render() -> str:
     rules = all_rules()
+    fixers = all_fixers()
     out = [
         "# Preflight rules",
         "",
@@ -73,6 +75,9 @@ def render() -> str:
             "",
             rest,
         ]
+        if rule.code in fixers:
+            what = fixers[rule.code].doc.removeprefix(f"{rule.code}: ")
+            out += ["", f"**Fix available** (`preflight --fix`): {what}"]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -1,0 +1,257 @@
+"""`preflight --fix` / `--diff`: each fixer, idempotence, layout kept, nothing written by
+--diff, bad input. The launcher differential is in test_fix_differential.py."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import stat
+
+import pytest
+
+from evalkit.preflight.fixes import all_fixers
+from evalkit.preflight.fixes.engine import fix_text
+from evalkit.preflight.runner import Options
+
+from .conftest import FIXTURE_ENV, FIXTURES
+
+BASE = FIXTURES / "_base" / "generic.yaml"
+OPTIONS = Options(env=FIXTURE_ENV)
+
+# Golden fail fixtures (tests/preflight/fixtures/<CODE>/fail) a fixer must repair ...
+FIXABLE = {
+    "NEL005": ["execution_env_vars"],
+    "NEL101": ["bare_name", "task_env"],
+    "NEL102": ["top_level_runtime"],
+    "NEL202": ["unquoted_ten_hours"],
+    "NEL301": ["gpu_util_unused"],
+    "NEL306": ["hash_in_folded_command"],
+    "NEL313": ["nano_v3_reasoning_parser"],
+    "NEL406": ["short_sha"],
+    "NEL501": ["mrcr_max_new_tokens_tag", "stale_temperature"],
+}
+# ... and those it must leave alone, with why.
+REFUSED = {
+    ("NEL005", "cluster_block"): "where sbatch_comment belongs depends on intent",
+    ("NEL009", "ambiguous_gpqa"): "nothing in the file says which harness",
+    ("NEL009", "unknown_task"): "no candidate to choose",
+    ("NEL202", "bad_format"): "a wrong string: what was meant is not certain",
+    ("NEL301", "tp_unused"): "a dead TP changes the topology: the user's call",
+    ("NEL313", "unknown_tool_parser"): "no known built-in equivalent",
+    ("NEL406", "branch"): "a branch is not a prefix of a known pin",
+}
+CASES = [(code, name) for code, names in FIXABLE.items() for name in names]
+
+
+def fixture(code: str, name: str):
+    return FIXTURES / code / "fail" / f"{name}.yaml"
+
+
+def fix(text: str, name: str = "config.yaml"):
+    return fix_text(text, name, OPTIONS)
+
+
+def errors(findings, code=None):
+    return [f for f in findings if f.severity == "error" and code in (None, f.rule)]
+
+
+def test_every_fixer_has_a_docstring_and_a_rule():
+    from evalkit.preflight.registry import all_rules
+
+    fixers = all_fixers()
+    assert set(fixers) >= {c for c, _ in CASES} | {c for c, _ in REFUSED}
+    for code, fixer in fixers.items():
+        assert code in all_rules()
+        assert "Refuses" in fixer.doc, code  # each says when it declines
+
+
+@pytest.mark.parametrize("code,name", CASES)
+def test_fixer_repairs_its_fixture(code, name):
+    path = fixture(code, name)
+    before = fix_text(path.read_text(), str(path), Options(env=FIXTURE_ENV))
+    assert before.fixed and {f.rule for f in before.fixed} >= {code}
+    assert not [f for f in before.remaining if f.rule == code and f.severity != "info"]
+    original = {f.rule for f in _check(path.read_text())}
+    assert {f.rule for f in errors(before.remaining)} <= original  # no new error
+
+
+def _check(text: str):
+    from evalkit.init.textedit import Doc
+    from evalkit.preflight.fixes.engine import remaining
+
+    return errors(remaining(Doc(text, "config.yaml"), OPTIONS))
+
+
+@pytest.mark.parametrize("code,name", sorted(REFUSED))
+def test_fixer_refuses_what_is_not_certain(code, name):
+    path = fixture(code, name)
+    outcome = fix(path.read_text(), str(path))
+    assert code not in {f.rule for f in outcome.fixed}, REFUSED[(code, name)]
+    assert [f for f in outcome.remaining if f.rule == code]
+
+
+@pytest.mark.parametrize("code,name", CASES)
+def test_second_fix_is_a_no_op(code, name):
+    first = fix(fixture(code, name).read_text())
+    second = fix(first.text)
+    assert second.fixed == [] and second.text == first.text
+
+
+@pytest.mark.parametrize("code,name", CASES)
+def test_only_the_lines_a_fix_owns_change(code, name):
+    original = fixture(code, name).read_text()
+    outcome = fix(original)
+    owned = [line for f in outcome.fixed for line in f.before.split("\n") if line]
+    kept = [line for line in original.split("\n") if line not in owned]
+    new = outcome.text.split("\n")
+    # every other line survives, in order (a subsequence of the new text)
+    matcher = difflib.SequenceMatcher(None, kept, new, autojunk=False)
+    assert sum(b.size for b in matcher.get_matching_blocks()) == len(kept)
+    for line in original.split("\n"):
+        if line.strip().startswith("#") and line not in owned:
+            assert line in new  # comments kept
+
+
+def _generic(replace: dict[str, str]) -> str:
+    text = BASE.read_text()
+    for old, new in replace.items():
+        assert old in text
+        text = text.replace(old, new, 1)
+    return text
+
+
+def test_nel009_takes_the_harness_the_other_tasks_use():
+    text = _generic(
+        {
+            "    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03": (
+                "    - name: simple_evals.mmlu_pro\n    - name: gpqa_diamond"
+            )
+        }
+    )
+    outcome = fix(text)
+    assert "    - name: simple_evals.gpqa_diamond" in outcome.text.split("\n")
+    assert not errors(outcome.remaining, "NEL009")
+
+
+def test_nel009_takes_the_harness_of_a_container_image():
+    image = "      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n"
+    other = "    - name: my_eval\n      container: nvcr.io/nvidia/eval-factory/simple-evals:25.09\n"
+    text = _generic({image: image + other + "    - name: gpqa_diamond\n"})
+    outcome = fix(text)  # another task runs the simple-evals image
+    assert "    - name: simple_evals.gpqa_diamond" in outcome.text.split("\n")
+
+
+def test_nel009_lists_candidates_when_nothing_decides():
+    task = "    - name: ns_gpqa\n      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03"
+    text = _generic({task: "    - name: gpqa_diamond"})
+    outcome = fix(text)
+    assert outcome.text == text
+    (finding,) = errors(outcome.remaining, "NEL009")
+    assert "simple_evals.gpqa_diamond" in finding.fix
+
+
+def test_nel101_secret_literal_is_left_and_plain_values_get_lit():
+    text = _generic(
+        {
+            "    HF_TOKEN: host:HF_TOKEN": "    HF_TOKEN: hf_abcdefghijkl\n    VLLM_LOGGING: 1",
+            "    DUMMY_API_KEY: lit:dummy": "    DUMMY_API_KEY: $DUMMY_API_KEY",
+        }
+    )
+    outcome = fix(text)
+    lines = outcome.text.split("\n")
+    assert "    HF_TOKEN: hf_abcdefghijkl" in lines  # never written as lit: or guessed host:
+    assert "    VLLM_LOGGING: lit:1" in lines
+    assert "    DUMMY_API_KEY: host:DUMMY_API_KEY" in lines
+
+
+def test_nel301_literal_block_with_continuations():
+    text = _generic(
+        {
+            "  command: >-\n    vllm serve /checkpoint\n": (
+                "  gpu_memory_utilization: 0.8\n  command: |\n    vllm serve /checkpoint \\\n"
+            ),
+            "    --host 0.0.0.0\n": "    --host 0.0.0.0 \\\n",
+        }
+    )
+    text = text.replace("    --served-model-name ${deployment.served_model_name}\n",
+                        "    --served-model-name ${deployment.served_model_name} \\\n")  # fmt: skip
+    for flag in ("--port ${deployment.port}", "--tensor-parallel-size 1",
+                 "--data-parallel-size 8", "--max-model-len 131072"):  # fmt: skip
+        text = text.replace(f"    {flag}\n", f"    {flag} \\\n")
+    outcome = fix(text)
+    assert [f.rule for f in outcome.fixed] == ["NEL301"]
+    assert "    --gpu-memory-utilization ${deployment.gpu_memory_utilization} \\" in outcome.text
+
+
+def test_suppressed_finding_is_not_fixed():
+    text = fixture("NEL202", "unquoted_ten_hours").read_text()
+    text = text.replace("  walltime: 10:00:00", "  walltime: 10:00:00  # evalkit: disable=NEL202")
+    assert fix_text(text, "c.yaml", OPTIONS).fixed == []
+
+
+# ---- the CLI ---------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def fixed_env(monkeypatch, tmp_path):
+    for key, value in FIXTURE_ENV.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(tmp_path)
+
+
+def _copy(tmp_path, code, name, mode=0o640):
+    target = tmp_path / f"{code}_{name}.yaml"
+    target.write_bytes(fixture(code, name).read_bytes())
+    os.chmod(target, mode)
+    return target
+
+
+def test_diff_writes_nothing(run_cli, tmp_path):
+    cfg = _copy(tmp_path, "NEL202", "unquoted_ten_hours")
+    before = cfg.read_bytes()
+    code, out, err = run_cli("preflight", cfg, "--fix", "--diff")
+    assert code == 1 and cfg.read_bytes() == before
+    assert out.startswith(f"--- {cfg}\n+++ {cfg}\n")
+    assert '+  walltime: "10:00:00"' in out and "would fix 1" in err
+
+
+def test_fix_writes_in_place_keeps_mode_and_second_run_is_a_no_op(run_cli, tmp_path):
+    a = _copy(tmp_path, "NEL202", "unquoted_ten_hours")
+    b = _copy(tmp_path, "NEL406", "short_sha", mode=0o600)
+    code, out, _ = run_cli("preflight", a, b, "--fix")
+    assert f"{a}: fixed 1" in out and f"{b}: fixed 1" in out
+    assert stat.S_IMODE(os.stat(b).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(a).st_mode) == 0o640
+    first = (a.read_bytes(), b.read_bytes())
+    code, out, _ = run_cli("preflight", a, b, "--fix")
+    assert "nothing to fix" in out and (a.read_bytes(), b.read_bytes()) == first
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([a.name, b.name])  # no temp
+
+
+def test_fix_json_document(run_cli, tmp_path):
+    cfg = _copy(tmp_path, "NEL501", "stale_temperature")
+    code, out, _ = run_cli("preflight", cfg, "--fix", "--format", "json")
+    doc = json.loads(out)
+    (fixed,) = doc["fixed"]
+    assert set(fixed) == {"file", "rule", "path", "line", "before", "after"}
+    assert fixed["rule"] == "NEL501" and fixed["path"] == "export.mlflow.tags.temperature"
+    assert doc["written"] is True and doc["summary"]["fixed"] == 1
+    assert not [f for f in doc["remaining"] if f["rule"] == "NEL501"]
+
+
+def test_bad_input_exit_2_one_line_file_untouched(run_cli, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("execution:\n  walltime: 10:00:00\n  - broken\n")
+    good = _copy(tmp_path, "NEL202", "unquoted_ten_hours")
+    before = (bad.read_bytes(), good.read_bytes())
+    code, out, err = run_cli("preflight", good, bad, "--fix")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "bad.yaml" in err and "Traceback" not in err
+    assert (bad.read_bytes(), good.read_bytes()) == before  # nothing written, not even good
+
+
+def test_fix_refuses_pair_and_launcher(run_cli, tmp_path):
+    cfg = _copy(tmp_path, "NEL202", "unquoted_ten_hours")
+    code, _, err = run_cli("preflight", cfg, "--fix", "--with-launcher")
+    assert code == 2 and "--fix" in err
