@@ -9,6 +9,12 @@
 # NEL_GYM_PYTHON may name an installed interpreter (a path, or a command on PATH) for
 # machines where uv cannot download one (offline login nodes): it must be Python
 # 3.10-3.12, the versions the launcher supports. It picks the interpreter, never the release.
+# Unset, an installed Python 3.12 that runs (python3.12 on PATH, else a pyenv 3.12.x) is
+# used before uv would download one: a pyenv shim of an inactive version does not run.
+#
+# Without uv, the wrapper builds the same release once into a venv of its own
+# (${EVALKIT_HOME:-${XDG_CACHE_HOME:-~/.cache}/evalkit}/nel-gym-VERSION-pyX.Y) from an
+# installed Python 3.10-3.12, and runs `nel` from there.
 #
 # Usage: scripts/nel-gym.sh NEL_ARGS...        (all arguments go to `nel` unchanged)
 #        scripts/nel-gym.sh --version | --help
@@ -28,9 +34,11 @@ Usage: $(basename "$0") NEL_ARGS...
 Runs \`nel NEL_ARGS...\` from $launcher_spec (Python $launcher_python)
 through uvx. The release is fixed in this script; no environment variable overrides it.
 
-Where uv cannot download Python $launcher_python (no internet), name an installed
-interpreter instead: NEL_GYM_PYTHON=/usr/bin/python3.11 (Python 3.10-3.12, the versions
-the launcher supports). It picks the interpreter, never the release.
+Where uv cannot download Python $launcher_python (no internet), an installed 3.12 is
+found on PATH or through pyenv; or name one: NEL_GYM_PYTHON=/usr/bin/python3.11 (Python
+3.10-3.12, the versions the launcher supports). It picks the interpreter, never the release.
+Without uv, the release is installed once with pip into a venv under
+\${EVALKIT_HOME:-\${XDG_CACHE_HOME:-~/.cache}/evalkit} (needs the package index).
 
 Sets NEL_INVOCATION_ID for the launcher's process: the caller's value is kept, otherwise
 a fresh 16-hex id is exported.
@@ -56,31 +64,88 @@ if [ "$#" -eq 1 ]; then
   esac
 fi
 
-if ! command -v uvx >/dev/null 2>&1; then
-  echo "nel-gym.sh: error: uvx not found on PATH; install uv (it provides uvx) and retry" >&2
-  exit 2
-fi
-
 die() {
   echo "nel-gym.sh: error: $*" >&2
   exit 2
 }
 
-python_request=$launcher_python
+# Prints "MAJOR.MINOR" when $1 runs as a Python the launcher supports; fails otherwise.
+supported_version() {
+  local version
+  version=$("$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || return 1
+  case "$version" in
+    3.10 | 3.11 | 3.12) echo "$version" ;;
+    *) return 1 ;;
+  esac
+}
+
+# An installed interpreter of the wanted minor version (3.12 by default) that really runs.
+find_installed() {
+  local minor=$1 candidate root bare
+  candidate=$(command -v "python$minor" 2>/dev/null) &&
+    [ "$(supported_version "$candidate")" = "$minor" ] && {
+    echo "$candidate"
+    return 0
+  }
+  if command -v pyenv >/dev/null 2>&1; then
+    root=$(pyenv root 2>/dev/null) || return 1
+    while read -r bare; do
+      case "$bare" in "$minor".*) ;; *) continue ;; esac
+      candidate="$root/versions/$bare/bin/python$minor"
+      [ "$(supported_version "$candidate")" = "$minor" ] && {
+        echo "$candidate"
+        return 0
+      }
+    done < <(pyenv versions --bare 2>/dev/null)
+  fi
+  return 1
+}
+
+interpreter=""
 if [ -n "${NEL_GYM_PYTHON:-}" ]; then
   interpreter=$(command -v -- "$NEL_GYM_PYTHON" 2>/dev/null) ||
     die "NEL_GYM_PYTHON=$NEL_GYM_PYTHON is not an interpreter on this machine (give a path)"
   version=$("$interpreter" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) ||
     die "NEL_GYM_PYTHON=$NEL_GYM_PYTHON does not run as Python"
   case "$version" in
-    3.10 | 3.11 | 3.12) python_request=$interpreter ;;
+    3.10 | 3.11 | 3.12) ;;
     *) die "NEL_GYM_PYTHON=$NEL_GYM_PYTHON is Python $version; $launcher_spec needs 3.10-3.12" ;;
   esac
+else
+  interpreter=$(find_installed "$launcher_python") || interpreter=""
 fi
 
-if [ -z "${NEL_INVOCATION_ID:-}" ]; then
-  NEL_INVOCATION_ID=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
-fi
-export NEL_INVOCATION_ID
+# The caller's NEL_INVOCATION_ID is kept; otherwise a fresh 16-hex id for the launcher.
+export_invocation_id() {
+  if [ -z "${NEL_INVOCATION_ID:-}" ]; then
+    NEL_INVOCATION_ID=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+  fi
+  export NEL_INVOCATION_ID
+}
 
+if ! command -v uvx >/dev/null 2>&1; then
+  # No uv: the same pinned release from a venv of our own, built once with pip.
+  if [ -z "$interpreter" ]; then
+    interpreter=$(find_installed 3.11 || find_installed 3.10) ||
+      die "uvx not found and no Python 3.10-3.12 on PATH or in pyenv: install uv (pip install uv) or set NEL_GYM_PYTHON to a Python 3.10-3.12"
+  fi
+  version=$(supported_version "$interpreter")
+  cache=${EVALKIT_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/evalkit}
+  venv="$cache/nel-gym-$launcher_version-py$version"
+  if [ ! -x "$venv/bin/nel" ]; then
+    echo "nel-gym.sh: uvx not found; installing $launcher_spec into $venv once (about a minute)" >&2
+    mkdir -p "$cache" || die "cannot create $cache (set EVALKIT_HOME to a writable directory)"
+    rm -rf "$venv.partial"
+    "$interpreter" -m venv "$venv.partial" || die "$interpreter could not create a venv in $venv.partial"
+    "$venv.partial/bin/python" -m pip install --quiet "$launcher_spec" >&2 ||
+      die "pip could not install $launcher_spec (is the package index reachable? set PIP_INDEX_URL for a mirror)"
+    rm -rf "$venv"
+    mv "$venv.partial" "$venv"
+  fi
+  export_invocation_id
+  exec "$venv/bin/nel" "$@"
+fi
+
+python_request=${interpreter:-$launcher_python}
+export_invocation_id
 exec uvx --python "$python_request" --from "$launcher_spec" nel "$@"

@@ -217,3 +217,91 @@ def test_real_uvx_runs_the_pinned_launcher_on_a_named_interpreter(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "0.2.6" in proc.stdout + proc.stderr
+
+
+# --- finding an installed interpreter, and the venv fallback without uv --------------
+# The stand-ins below are guesses at the shape of the real tools, reduced to what the
+# wrapper asks of them: pyenv's `root` and `versions --bare` (pyenv 2.x), a pyenv shim of
+# an inactive version (it exits non-zero), and a Python that answers `-c`, `-m venv DIR`
+# and `-m pip install SPEC`.
+
+FAKE_PYTHON = """#!/usr/bin/env bash
+# Answers the wrapper's version query; `-m venv DIR` makes DIR/bin/{python,nel}.
+if [ "$1" = "-c" ]; then echo {version}; exit 0; fi
+if [ "$1 $2" = "-m venv" ]; then
+  mkdir -p "$3/bin"
+  cp "$0" "$3/bin/python"
+  printf '#!/usr/bin/env bash\\necho "nel $*" >> "$STUB_RECORD.nel"\\n' > "$3/bin/nel"
+  chmod +x "$3/bin/nel"
+  exit 0
+fi
+if [ "$1 $2 $3" = "-m pip install" ]; then echo "pip $*" >> "$STUB_RECORD.pip"; exit 0; fi
+exit 1
+"""
+
+
+def _python_stub(path: Path, version: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(FAKE_PYTHON.replace("{version}", version))
+    path.chmod(0o755)
+    return path
+
+
+def _tools_dir(tmp_path: Path, *names: str) -> Path:
+    """A PATH directory with the few system tools the wrapper uses, and no uvx/python."""
+    tools = tmp_path / "tools"
+    tools.mkdir(exist_ok=True)
+    for name in ("bash", "od", "tr", "basename", "mkdir", "rm", "mv", "cp", "chmod", "cat", *names):
+        found = shutil.which(name)
+        if found and not (tools / name).exists():
+            (tools / name).symlink_to(found)
+    return tools
+
+
+def test_inactive_pyenv_shim_is_skipped_for_pyenvs_own_312(stub_path, tmp_path):
+    root = tmp_path / "pyenv-root"
+    real = _python_stub(root / "versions" / "3.12.1" / "bin" / "python3.12", "3.12")
+    shim = stub_path / "python3.12"
+    shim.write_text(
+        "#!/usr/bin/env bash\necho 'pyenv: python3.12: command not found' >&2\nexit 127\n"
+    )
+    shim.chmod(0o755)
+    pyenv = stub_path / "pyenv"
+    pyenv.write_text(
+        "#!/usr/bin/env bash\n"
+        f'case "$1" in root) echo "{root}";; versions) printf "3.11.7\\n3.12.1\\n";; esac\n'
+    )
+    pyenv.chmod(0o755)
+    record = tmp_path / "record.json"
+    proc = _run(["ls"], stub_path, record)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(record.read_text())["argv"][:4] == ["--python", str(real), "--from", SPEC]
+
+
+def test_without_uv_the_pin_is_installed_once_into_its_own_venv(tmp_path):
+    bin_dir = _tools_dir(tmp_path)
+    _python_stub(bin_dir / "python3.11", "3.11")
+    record = tmp_path / "record"
+    home = tmp_path / "evalkit-home"
+    env = {"EVALKIT_HOME": str(home)}
+    args = ["run", "--config", "x.yaml", "--dry-run"]
+    stderr = []
+    for _ in range(2):
+        proc = _run(args, bin_dir, record, env, system_path=False)
+        assert proc.returncode == 0, proc.stderr
+        stderr.append(proc.stderr)
+    venv = home / "nel-gym-0.2.6-py3.11"
+    assert (venv / "bin" / "nel").exists() and not Path(f"{venv}.partial").exists()
+    # pip ran once, for exactly the pinned spec; nel ran twice with the caller's arguments.
+    pip_calls = Path(f"{record}.pip").read_text().splitlines()
+    assert pip_calls == [f"pip -m pip install --quiet {SPEC}"]
+    assert Path(f"{record}.nel").read_text().splitlines() == ["nel " + " ".join(args)] * 2
+    assert "installing" in stderr[0] and stderr[1] == ""
+
+
+def test_without_uv_or_python_one_line_names_both_ways_out(tmp_path):
+    bin_dir = _tools_dir(tmp_path)
+    proc = _run(["ls"], bin_dir, tmp_path / "never", system_path=False)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "uvx" in lines[0] and "NEL_GYM_PYTHON" in lines[0]
