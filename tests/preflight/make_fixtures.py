@@ -881,7 +881,7 @@ make(
             "    VLLM_ALLOW_LONG_MAX_MODEL_LEN: lit:1\n",
             "    VLLM_ALLOW_LONG_MAX_MODEL_LEN: lit:1\n"
             "  pre_cmd: |\n"
-            "    set -e; pip list | grep -i vllm > /tmp/vllm.txt && echo \"$(date)\" >> /tmp/vllm.txt\n",
+            '    set -e; pip list | grep -i vllm > /tmp/vllm.txt && echo "$(date)" >> /tmp/vllm.txt\n',
         )
     ],
     "shell in pre_cmd is the user's own; the values it and the command reference are clean",

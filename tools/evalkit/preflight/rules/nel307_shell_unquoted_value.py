@@ -82,8 +82,10 @@ def _places(ctx):
                 yield path, host, "srun --container-mounts"
                 yield path, target, "srun --container-mounts"
         for i, task in cfg.tasks:
-            yield ("evaluation", "tasks", i, "container"), task.get("container"), (
-                "srun --container-image"
+            yield (
+                ("evaluation", "tasks", i, "container"),
+                task.get("container"),
+                "srun --container-image",
             )
     if ctx.deploys:
         for key in SRUN_DEPLOYMENT:
