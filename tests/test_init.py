@@ -429,8 +429,13 @@ def test_list_names_the_tasks(run_cli):
 def test_no_facts_lists_every_required_fact(run_cli):
     code, out, _ = run_cli("init", "mrcr-1m", "--format", "json")
     assert code == 1
-    missing = json.loads(out)["missing"]
-    assert all(set(m) == {"name", "description", "example"} for m in missing)
+    doc = json.loads(out)
+    missing = doc["missing"]
+    # every cluster fact names its kind, and the kinds table says what each allows
+    kinds = {k["kind"] for k in doc["fact_kinds"]}
+    assert all(set(m) == {"name", "description", "example", "kind"} for m in missing[1:])
+    assert set(missing[0]) == {"name", "description", "example"}  # --checkpoint, a local dir
+    assert {m["kind"] for m in missing[1:]} <= kinds
     assert [m["name"] for m in missing] == [
         "checkpoint", "hostname", "account", "partition", "output_dir", "gpus_per_node",
         "gpu_mem_gib", "max_nodes", "checkpoint_path", "served_model_name", "gym_image",
@@ -456,7 +461,7 @@ def test_only_the_unanswered_facts_are_listed(run_cli, tmp_path):
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--set", "gpus_per_node=eight"], "gpus_per_node must be a positive integer"),
+        (["--set", "gpus_per_node=eight"], "gpus_per_node: must be a positive integer"),
         (["--set", "gpu_mem_gb=80"], "did you mean gpu_mem_gib"),
         (["--set", "thinking"], "--set wants NAME=VALUE"),
     ],

@@ -833,6 +833,60 @@ make(
     "comment above the folded command",
 )
 
+# NEL307
+make(
+    "NEL307",
+    "fail",
+    "checkpoint_newline",
+    "mrcr",
+    [
+        (
+            "  checkpoint_path: /lustre/ckpt/model-bf16\n",
+            '  checkpoint_path: "/lustre/ckpt/model-bf16\\ntouch /tmp/PWNED"\n',
+        )
+    ],
+    "a newline in checkpoint_path ends the srun line (--container-mounts)",
+)
+make(
+    "NEL307",
+    "fail",
+    "served_name_semicolon",
+    "mrcr",
+    [("  served_model_name: model-bf16\n", '  served_model_name: "model-bf16; id"\n')],
+    "served_model_name reaches deployment.command through ${deployment.served_model_name}",
+)
+make(
+    "NEL307",
+    "fail",
+    "mount_pipe",
+    "mrcr",
+    [("      /lustre/hf-cache: /hf-cache\n", "      /lustre/hf-cache|id: /hf-cache\n")],
+    "a pipe in a mount's host path (--container-mounts)",
+)
+make(
+    "NEL307",
+    "fail",
+    "account_newline",
+    "mrcr",
+    [("  account: eval-team\n", '  account: "eval-team\\nid"\n')],
+    "a newline in the account ends the #SBATCH line",
+)
+make(
+    "NEL307",
+    "pass",
+    "shell_in_pre_cmd",
+    "mrcr",
+    [
+        (
+            "    VLLM_ALLOW_LONG_MAX_MODEL_LEN: lit:1\n",
+            "    VLLM_ALLOW_LONG_MAX_MODEL_LEN: lit:1\n"
+            "  pre_cmd: |\n"
+            '    set -e; pip list | grep -i vllm > /tmp/vllm.txt && echo "$(date)" >> /tmp/vllm.txt\n',
+        )
+    ],
+    "shell in pre_cmd is the user's own; the values it and the command reference are clean",
+)
+
 make(
     "NEL402",
     "fail",

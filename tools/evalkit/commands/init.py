@@ -178,6 +178,10 @@ def _report(result, written, fmt) -> int:
             "written": written,
             "derived": [_derived(r) for r in result.configs],
         }
+        if result.missing:
+            from evalkit.init.facts import kinds_json
+
+            doc["fact_kinds"] = kinds_json()  # what each missing fact's "kind" allows
         if result.ok and not written:
             doc["configs"] = [{"file": r.output.file_name, "text": r.text} for r in result.configs]
         write_json(doc)

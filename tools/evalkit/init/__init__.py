@@ -66,7 +66,7 @@ def build(task_name: str, given: dict, checkpoint_dir: str | None) -> Result:
 
 CHECKPOINT_FACT = Fact(
     "checkpoint",
-    str,
+    "local-dir",  # a local directory, not a cluster fact: no kind check
     "local directory with the checkpoint's config.json, hf_quant_config.json and "
     "model.safetensors.index.json (pass it as --checkpoint DIR)",
     "./Model-FP8-meta",

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from evalkit.errors import InputError, UsageError
+from evalkit.init.factkinds import KINDS, FactError, check_bool, check_int, check_number
 
 # Task kinds (see catalog.py): which templates a task renders, so which facts it needs.
 MRCR, GDPVAL, AA, SINGLE = "mrcr", "gdpval", "aa", "single"
@@ -26,14 +27,23 @@ DEFAULT_WALLTIME = "04:00:00"
 @dataclass(frozen=True)
 class Fact:
     name: str
-    kind: type  # str, int, float or bool
+    form: str  # a kind from factkinds.KINDS: what the value may hold
     description: str
     example: Any
     required_for: frozenset = frozenset()
     default: Any = None
+    low: float = 1  # bounds of an int or number fact
+    high: float = 1 << 31
+
+    @property
+    def kind(self) -> type:
+        return KINDS[self.form].type if self.form in KINDS else str
 
     def as_json(self) -> dict:
-        return {"name": self.name, "description": self.description, "example": self.example}
+        out = {"name": self.name, "description": self.description, "example": self.example}
+        if self.form in KINDS:
+            out["kind"] = self.form
+        return out
 
 
 FACTS: dict[str, Fact] = {
@@ -41,157 +51,163 @@ FACTS: dict[str, Fact] = {
     for f in (
         Fact(
             "hostname",
-            str,
+            "hostname",
             "SLURM login node that nel submits through",
             "login.cluster.example",
             ALL,
         ),
-        Fact("account", str, "SLURM account to charge", "my-team", ALL),
-        Fact("partition", str, "SLURM partition of the GPU nodes", "batch", ALL),
+        Fact("account", "name", "SLURM account to charge", "my-team", ALL),
+        Fact("partition", "name", "SLURM partition of the GPU nodes", "batch", ALL),
         Fact(
             "cpu_partition",
-            str,
+            "name",
             "SLURM partition for the CPU-only MLflow export job",
             "cpu",
             EXPORTS,
         ),
         Fact(
             "output_dir",
-            str,
+            "path",
             "absolute path on the cluster's shared file system for results (and resume cache)",
             "/lustre/my-team/evals",
             ALL,
         ),
         Fact(
             "walltime",
-            str,
+            "walltime",
             "per-job time limit of the partition, HH:MM:SS (default 04:00:00, a common cap)",
             "04:00:00",
             default=DEFAULT_WALLTIME,
         ),
-        Fact("gpus_per_node", int, "GPUs in one node of the partition", 8, ALL),
-        Fact("gpu_mem_gib", float, "memory of one GPU in GiB", 80, ALL),
+        Fact("gpus_per_node", "int", "GPUs in one node of the partition", 8, ALL, high=64),
+        Fact("gpu_mem_gib", "number", "memory of one GPU in GiB", 80, ALL, high=4096),
         Fact(
             "max_nodes",
-            int,
+            "int",
             "most nodes one MRCR job may use (one vLLM instance per node)",
             4,
             frozenset({MRCR}),
             default=1,
+            high=4096,
         ),
         Fact(
             "checkpoint_path",
-            str,
+            "path",
             "checkpoint directory on the cluster (mounted at /checkpoint)",
             "/lustre/my-team/models/Model-FP8",
             ALL,
         ),
         Fact(
-            "served_model_name", str, "model name vLLM serves and results carry", "model-fp8", ALL
+            "served_model_name",
+            "name",
+            "model name vLLM serves and results carry",
+            "model-fp8",
+            ALL,
         ),
         Fact(
             "vllm_image",
-            str,
+            "image",
             "vLLM container image with a pinned tag (default: the template's)",
             "vllm/vllm-openai:v0.26.0",
         ),
         Fact(
             "hf_cache",
-            str,
+            "path",
             "optional shared Hugging Face cache directory on the cluster (mounted at /hf-cache)",
             "/lustre/my-team/hf-cache",
         ),
         Fact(
             "uv_cache",
-            str,
+            "path",
             "optional shared uv cache directory on the cluster (mounted at /uv-cache)",
             "/lustre/my-team/uv-cache",
         ),
         Fact(
             "gym_image",
-            str,
+            "image",
             "NeMo Gym task image whose /opt/Gym is a git checkout (references/gym.md)",
             "registry.example/my-team/nemo-gym-git:26.05",
             GYM,
         ),
         Fact(
             "thinking",
-            bool,
+            "bool",
             "true for a reasoning model run with thinking on, false for an instruct model",
             True,
             ALL,
         ),
         Fact(
             "reasoning_parser",
-            str,
+            "name",
             "the model's vLLM --reasoning-parser (model card); needed when thinking is true",
             "nemotron_v3",
         ),
         Fact(
             "thinking_key",
-            str,
+            "key",
             "chat_template_kwargs key that switches thinking: enable_thinking or thinking",
             "enable_thinking",
             default="enable_thinking",
         ),
         Fact(
             "tool_call_parser",
-            str,
+            "name",
             "the model's vLLM --tool-call-parser (Tau2 in the AA suite)",
             "qwen3_coder",
             frozenset({AA}),
         ),
         Fact(
             "context",
-            int,
+            "int",
             "documented context length in tokens from the model card (default: config.json "
             "max_position_embeddings); decides the MRCR variant",
             1048576,
         ),
         Fact(
             "parallelism",
-            int,
+            "int",
             "total concurrent requests per task (AA and single tasks; default 256)",
             256,
             default=256,
         ),
         Fact(
             "judge_url",
-            str,
+            "url",
             "the INFERENCE_JUDGE_URL value (an OpenAI-compatible /v1 base) for judged tasks",
             "https://inference.example/v1",
         ),
         Fact(
             "tau2_url",
-            str,
+            "url",
             "the TAU2_ENDPOINT_URL value (full /v1/chat/completions) for Tau2's user and judge",
             "https://inference.example/v1/chat/completions",
             frozenset({AA}),
         ),
         Fact(
             "tau2_parallelism",
-            int,
+            "int",
             "Tau2 concurrency, bounded by the endpoints' rate limits (default 64; at most 512)",
             64,
             default=64,
+            high=512,
         ),
         Fact(
             "gdpval_sif_dir",
-            str,
+            "path",
             "cluster directory holding python-3.13.gdpval.sif (mounted at /gdpval/sif)",
             "/lustre/my-team/gdpval/sif",
             frozenset({GDPVAL, AA}),
         ),
         Fact(
             "gdpval_ref_dir",
-            str,
+            "path",
             "writable cluster directory for GDPVal reference-file staging",
             "/lustre/my-team/gdpval/ref",
             frozenset({GDPVAL, AA}),
         ),
         Fact(
             "mlflow_experiment",
-            str,
+            "name",
             "MLflow experiment name (default: the served model name)",
             "model-fp8-evals",
         ),
@@ -199,79 +215,110 @@ FACTS: dict[str, Fact] = {
 }
 
 
-def _coerce(fact: Fact, value: Any, origin: str) -> Any:
-    kind = fact.kind
-    ok = (
-        (kind is bool and isinstance(value, bool))
-        or (kind is int and isinstance(value, int) and not isinstance(value, bool) and value > 0)
-        or (
-            kind is float
-            and isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and value > 0
-        )
-        or (kind is str and isinstance(value, (str, int, float)) and not isinstance(value, bool))
-    )
-    if not ok:
-        want = {bool: "true or false", int: "a positive integer", float: "a positive number"}
-        raise InputError(
-            f"fact {fact.name} must be {want.get(kind, 'a string')}, found {value!r}", origin
-        )
-    if kind is str:
-        value = str(value)
+def check_value(fact: Fact, value: Any) -> Any:
+    """The fact's value after its kind's check; FactError says what is wrong."""
+    form = KINDS.get(fact.form)
+    if form is None or form.type is str:
+        if not isinstance(value, str):
+            raise FactError(f"must be a string, found {value!r}")
         if not value.strip() or value.strip() == "???":
-            raise InputError(f"fact {fact.name} is empty", origin)
+            raise FactError("is empty")
         if "${" in value:
-            raise InputError(f"fact {fact.name} must not contain an interpolation: {value}", origin)
-    return float(value) if kind is float else value
+            raise FactError("an interpolation (${...}) is not allowed")
+        return form.check(value) if form else value
+    if form.type is bool:
+        return check_bool(value)
+    if form.type is int:
+        return check_int(value, fact.low, fact.high)
+    return check_number(value, fact.low, fact.high)
 
 
-def _check_name(name: str, origin: str) -> Fact:
+def _checked(fact: Fact, value: Any, origin: str | None, line: int | None = None) -> Any:
+    try:
+        return check_value(fact, value)
+    except FactError as err:
+        raise InputError(f"fact {fact.name}: {err}", origin, line) from None
+
+
+def _check_name(name: str, origin: str | None, line: int | None = None) -> Fact:
     fact = FACTS.get(name)
     if fact is None:
         import difflib
 
         near = difflib.get_close_matches(name, FACTS, n=1)
         hint = f" (did you mean {near[0]}?)" if near else ""
-        raise InputError(f"unknown fact {name!r}{hint}; `evalkit init --help` lists them", origin)
+        raise InputError(
+            f"unknown fact {name!r}{hint}; `evalkit init --help` lists them", origin, line
+        )
     return fact
 
 
-def read_facts(facts_file: str | None, sets: Iterable[str]) -> dict[str, Any]:
-    """Facts from the YAML file, then each `--set NAME=VALUE` (parsed as a YAML scalar)."""
-    from evalkit.inputs import read_text
+def _file_facts(facts_file: str) -> dict[str, Any]:
+    """Each fact's text exactly as the file spells it (a plain `1.10` stays "1.10").
 
+    The composed node keeps a scalar's own text, so a string fact never goes through
+    YAML's int/float/sexagesimal guessing; typed facts are parsed from that text by their
+    kind. Comments and quoting keep their YAML meaning.
+    """
+    from evalkit.inputs import read_text, yaml_error
+
+    try:
+        root = yaml.compose(read_text(facts_file), Loader=yaml.SafeLoader)
+    except yaml.YAMLError as err:
+        raise yaml_error(err, facts_file) from None
+    except RecursionError:
+        raise InputError("nested too deeply to be a facts file", facts_file) from None
+    if root is None:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        raise InputError("facts file must be a mapping of fact names to values", facts_file)
     out: dict[str, Any] = {}
-    if facts_file:
-        try:
-            data = yaml.safe_load(read_text(facts_file))
-        except yaml.YAMLError as err:
-            from evalkit.inputs import yaml_error
+    seen: set[str] = set()
+    for key, node in root.value:
+        line = key.start_mark.line + 1
+        if not isinstance(key, yaml.ScalarNode):
+            raise InputError("a fact name must be a plain word", facts_file, line)
+        fact = _check_name(key.value, facts_file, line)
+        if fact.name in seen:
+            raise InputError(f"fact {fact.name} given twice", facts_file, line)
+        seen.add(fact.name)
+        if not isinstance(node, yaml.ScalarNode):
+            raise InputError(f"fact {fact.name}: must be one value", facts_file, line)
+        if node.tag == "tag:yaml.org,2002:null" and node.style is None:
+            continue  # `name:` or `name: null` leaves the fact unset
+        out[fact.name] = _checked(fact, node.value, facts_file, node.start_mark.line + 1)
+    return out
 
-            raise yaml_error(err, facts_file) from None
-        if data is None:
-            data = {}
-        if not isinstance(data, Mapping):
-            raise InputError("facts file must be a mapping of fact names to values", facts_file)
-        for name, value in data.items():
-            fact = _check_name(str(name), facts_file)
-            if value is not None:
-                out[fact.name] = _coerce(fact, value, facts_file)
+
+def _set_text(text: str) -> str:
+    """A --set value as given; one pair of YAML quotes around it is taken off."""
+    stripped = text.strip()
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in "'\"":
+        try:
+            value = yaml.safe_load(stripped)
+        except yaml.YAMLError:
+            return text
+        if isinstance(value, str):
+            return value
+    return text
+
+
+def read_facts(facts_file: str | None, sets: Iterable[str]) -> dict[str, Any]:
+    """Facts from the YAML file, then each `--set NAME=VALUE`, every one checked by kind.
+
+    A --set value is taken verbatim (no YAML parsing: `a #b` keeps its `#b`, `1e3` stays
+    text); an empty value unsets the fact.
+    """
+    out: dict[str, Any] = _file_facts(facts_file) if facts_file else {}
     for item in sets:
         name, sep, text = item.partition("=")
         if not sep or not name.strip():
             raise UsageError(f"--set wants NAME=VALUE, got {item!r}")
-        fact = _check_name(name.strip(), "--set")
-        try:
-            value = yaml.safe_load(text) if text.strip() else None
-        except yaml.YAMLError:
-            value = text
-        if fact.kind is str and value is not None and not isinstance(value, str):
-            value = text  # e.g. an account named 1234 or a tag like 26.05
-        if value is None:
+        fact = _check_name(name.strip(), None)
+        if not text.strip():
             out.pop(fact.name, None)
-        else:
-            out[fact.name] = _coerce(fact, value, f"--set {name.strip()}")
+            continue
+        out[fact.name] = _checked(fact, _set_text(text), None)
     return out
 
 
@@ -307,5 +354,13 @@ def help_text() -> str:
     rows = []
     for fact in FACTS.values():
         need = ", ".join(sorted(fact.required_for)) if fact.required_for else "optional"
-        rows.append(f"  {fact.name:<18} {fact.description} [{need}; e.g. {fact.example}]")
+        rows.append(
+            f"  {fact.name:<18} {fact.description} [{fact.form}; {need}; e.g. {fact.example}]"
+        )
+    rows.append("\nfact kinds (a value outside its kind: exit 2, naming the fact and character):")
+    rows += [f"  {k.name:<18} {k.rule}" for k in KINDS.values()]
     return "\n".join(rows)
+
+
+def kinds_json() -> list[dict]:
+    return [{"kind": k.name, "rule": k.rule} for k in KINDS.values()]

@@ -22,6 +22,9 @@ class EditError(EvalkitError):
     """The template no longer has the shape an edit expects (a template changed upstream)."""
 
 
+PLAIN_SAFE = re.compile(r"[A-Za-z/][A-Za-z0-9_./@+-]*(?::[A-Za-z0-9_./@+-]+)*")
+
+
 def yaml_scalar(value: Any) -> str:
     """One value as YAML text that reads back as the same value (plain when safe)."""
     if value is None:
@@ -31,15 +34,10 @@ def yaml_scalar(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     text = str(value)
-    plain_ok = (
-        text
-        and text == text.strip()
-        and "#" not in text
-        # YAML 1.1 readers take 10:00:00 as a base-60 integer: quote digit-and-colon text.
-        and not re.fullmatch(r"[0-9:._+-]+", text)
-        and text[0] not in "!&*{}[]|>'\"%@`,?-:"
-    )
-    if plain_ok:
+    # Plain only for text that starts with a letter or `/` and holds no YAML indicator:
+    # digits first could be an int, float, 1e3 (a float to OmegaConf, a string to PyYAML)
+    # or sexagesimal 1:30, so anything else is quoted and reads back as this string.
+    if PLAIN_SAFE.fullmatch(text):
         try:
             if yaml.safe_load(text) == text:
                 return text
@@ -304,6 +302,6 @@ def _block(key: str, value: Any, indent: int) -> list[str]:
     if isinstance(value, Mapping):
         out = [f"{pad}{key}:"]
         for k, v in value.items():
-            out += _block(str(k), v, indent + 2)
+            out += _block(yaml_scalar(str(k)), v, indent + 2)  # host paths as keys
         return out
     return [f"{pad}{key}: {yaml_scalar(value)}"]
