@@ -13,7 +13,6 @@ REPO = TESTS.parent
 sys.path.insert(0, str(TESTS))
 
 
-
 def _network_hosts() -> list[tuple[str, int]]:
     """The hosts the `network` tests download from: pip's index and npm's registry (the
     clients' own environment overrides first), and PyPI's file host."""

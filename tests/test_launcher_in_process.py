@@ -6,9 +6,9 @@ them."""
 from __future__ import annotations
 
 import os
-import tempfile
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -29,8 +29,12 @@ from preflight.nel_batch import fill_blanks  # noqa: E402
 def _fill(config: Path, out: Path) -> dict[str, str]:
     return dict(o.split("=", 1) for o in fill_blanks(config, out))
 
-# Differs per run by design: the invocation id, times and the temporary output paths.
-VOLATILE = re.compile(r"[0-9a-f]{16}|\d{4}-\d\d-\d\dT[\d:.]+|nel-dry-run-\w+|\d{8}_\d{6}")
+
+# Differs per run by design: the invocation id, times, the temporary output paths and the
+# random 4-hex scope of each secret's name (NAME_<4hex>_<GROUP>).
+VOLATILE = re.compile(
+    r"[0-9a-f]{16}|\d{4}-\d\d-\d\dT[\d:.]+|nel-dry-run-\w+|\d{8}_\d{6}|_[0-9a-f]{4}_"
+)
 
 
 def _stable(text: str) -> str:
@@ -44,11 +48,15 @@ def _cases():
         ("template-filled", TEMPLATE, tpl.FILLED),
         ("template-bare", TEMPLATE, None),
         *[(p.stem, p, _fill(p, out)) for p in corpus],
-        ("ambiguous-task", corpus[0], {**_fill(corpus[0], out), "evaluation.tasks.0.name": "ifeval"}),
+        (
+            "ambiguous-task",
+            corpus[0],
+            {**_fill(corpus[0], out), "evaluation.tasks.0.name": "ifeval"},
+        ),
     ]
 
 
-@pytest.mark.parametrize(("name", "config", "overrides"), _cases(), ids=lambda c: str(c)[:40])
+@pytest.mark.parametrize(("name", "config", "overrides"), _cases(), ids=[c[0] for c in _cases()])
 def test_in_process_equals_the_real_cli(name, config, overrides):
     inside = dry_run(config, overrides)
     outside = dry_run_subprocess(config, overrides)

@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 import queue
-import re
 import subprocess
 import sys
 import threading

@@ -280,8 +280,10 @@ ORACLE_OPTIONS = [
     (["--max-num-batched-tokens"], {"type": int}),
     (["--max-num-partial-prefills"], {"type": int}),
     (["--max-model-len"], {}),  # a human-readable size ("1M"): parsed after argparse
-    (["--kv-cache-dtype"], {"choices": ["auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2",
-                                        "fp8_inc", "fp8_ds_mla"]}),  # fmt: skip
+    (
+        ["--kv-cache-dtype"],
+        {"choices": ["auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla"]},
+    ),  # fmt: skip
     (["--enforce-eager"], {"action": argparse.BooleanOptionalAction}),
     (["--enable-prefix-caching"], {"action": argparse.BooleanOptionalAction}),
     (["--enable-chunked-prefill"], {"action": argparse.BooleanOptionalAction}),
