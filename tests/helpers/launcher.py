@@ -39,12 +39,11 @@ class InProcessLauncher:
         loader = intermediate_repr._load_irs_from_package
         if not hasattr(loader, "cache_info"):
             intermediate_repr._load_irs_from_package = functools.lru_cache(maxsize=None)(loader)
-        self._lock = threading.Lock()
 
     def run(self, argv: list[str], environ: dict[str, str], cwd: str) -> DryRun:
         """`nel *argv` with exactly `environ` as its environment, in `cwd`."""
         out, err = io.StringIO(), io.StringIO()
-        with self._lock, _process_state(["nel", *argv], environ, cwd):
+        with _LOCK, _process_state(["nel", *argv], environ, cwd):
             code, error = 0, ""
             try:
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -88,7 +87,15 @@ def _process_state(argv: list[str], environ: dict[str, str], cwd: str):
         sys.argv = saved_argv
 
 
-@functools.lru_cache(maxsize=1)
+# One lock for the process (not per instance): process-wide state is what it guards, and
+# threads may ask for the first launcher at the same moment.
+_LOCK = threading.RLock()
+_ONE: list[InProcessLauncher] = []
+
+
 def launcher() -> InProcessLauncher:
     """The one launcher of this process (a test worker): imported on first use."""
-    return InProcessLauncher()
+    with _LOCK:
+        if not _ONE:
+            _ONE.append(InProcessLauncher())
+        return _ONE[0]
