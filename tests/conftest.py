@@ -1,13 +1,31 @@
 from __future__ import annotations
 
+import os
+import socket
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 sys.path.insert(0, str(TESTS))
+
+
+def _network_hosts() -> list[tuple[str, int]]:
+    """The hosts the `network` tests download from: pip's index and npm's registry (the
+    clients' own environment overrides first), and PyPI's file host."""
+    hosts = []
+    for var, default in (
+        ("PIP_INDEX_URL", "https://pypi.org/simple"),
+        ("NPM_CONFIG_REGISTRY", "https://registry.npmjs.org"),
+    ):
+        url = urlsplit(os.environ.get(var) or default)
+        hosts.append((url.hostname or "", url.port or (443 if url.scheme == "https" else 80)))
+    if not os.environ.get("PIP_INDEX_URL"):
+        hosts.append(("files.pythonhosted.org", 443))
+    return hosts
 
 
 @pytest.fixture
@@ -26,3 +44,42 @@ def run_cli(capsys):
         return code, captured.out, captured.err
 
     return _run
+
+
+@pytest.fixture(scope="session")
+def nel_launcher():
+    """The real nel 0.2.6, imported once in this worker: `.run(argv, environ, cwd)` is
+    `nel *argv` in-process (helpers/launcher.py). helpers.nel.dry_run uses the same one."""
+    from helpers.launcher import launcher
+
+    return launcher()
+
+
+def _unreachable_hosts() -> list[str]:
+    down = []
+    for host, port in _network_hosts():
+        try:
+            socket.create_connection((host, port), timeout=5).close()
+        except OSError as err:
+            down.append(f"{host} ({err})")
+    return down
+
+
+@pytest.fixture(scope="session")
+def _network_state() -> list[str]:
+    return _unreachable_hosts()
+
+
+@pytest.fixture(autouse=True)
+def _network_gate(request):
+    """`@pytest.mark.network` tests need the package index or npm: skipped with the reason
+    offline, but a failure where CI is set (there the index must be reachable)."""
+    if request.node.get_closest_marker("network") is None:
+        return
+    down = request.getfixturevalue("_network_state")
+    if not down:
+        return
+    reason = "needs the network (package index / npm); unreachable: " + ", ".join(down)
+    if os.environ.get("CI"):
+        pytest.fail(reason + " [CI is set: network tests are required]")
+    pytest.skip(reason)

@@ -42,7 +42,7 @@ MEMBERS = {
     "metrics_config": f"{ROOT}/nemo_gym/metrics_config.py",
 }
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.network]
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 """`evalkit init`: configs written from the shipped templates, checked by what init did not write.
 
-Oracles: `evalkit size` (the CLI, for the sizing), `evalkit preflight` (its rules, for the
+Oracles: topology computed by hand in the test (the arithmetic written out) and
+`evalkit size` (the CLI, for the sizing), `evalkit preflight` (its rules, for the
 config), the real nel 0.2.6 dry-run (tests marked `launcher`) and the shipped templates
 themselves (every template comment survives). The checkpoint fixtures under
 tests/fixtures/init/ name their sources in their README.
@@ -151,6 +152,18 @@ def test_fp8_moe_mrcr_128k_is_sized_like_evalkit_size(run_cli, tmp_path):
         "--num-nodes", "2", "--gpu-memory-utilization", "0.95",
     )  # fmt: skip
     assert_sized_as(text, sized)
+    # The same topology by hand, independent of sizing.plan (fixture: 94 layers, all
+    # attention, 4 KV heads x head_dim 128, 64 query heads, 236e9 weight bytes, fp8 KV):
+    gib = 1024**3
+    pool_per_gpu = {tp: 80 * 0.95 * gib - 236e9 / tp - 4 * gib for tp in (1, 2, 4)}
+    assert pool_per_gpu[1] < 0 and pool_per_gpu[2] < 0  # weights alone overflow TP 1 and 2
+    kv_per_token_tp4 = 94 * 2 * (4 // 4) * 128 * 1  # layers x K,V x kv heads/GPU x dim x 1 B
+    per_seq = 262144 * kv_per_token_tp4  # 6_308_233_216 B for one 262144-token sequence
+    assert pool_per_gpu[4] // per_seq == 2  # 18.3e9 B of pool: two such sequences fit
+    dp = 8 * (2 // 2) // 4  # GPUs of one instance (8/node x 2 nodes / 2 instances) / TP
+    seqs = -(-256 // (dp * 2))  # ceil(parallelism / (DP x instances))
+    assert (dp, seqs) == (2, 64)
+    assert_topology(text, tp=4, dp=dp, seqs=seqs)
     assert command_flag(text, "--max-model-len") == "262144"
     assert "--enable-expert-parallel" in yaml.safe_load(text)["deployment"]["command"]
     data = yaml.safe_load(text)
@@ -183,6 +196,17 @@ def test_nvfp4_hybrid_mrcr_1m_follows_the_golden_and_says_so(run_cli, tmp_path):
         "--num-nodes", "2", "--gpu-memory-utilization", "0.95",
     )  # fmt: skip
     assert_sized_as(text, sized)
+    # By hand (fixture: pattern with 6 attention `*` and 23 Mamba `M` layers, 2 KV heads x
+    # 128, bf16 state and KV, 19.5e9 weight bytes): TP 1 already fits, so TP stays 1.
+    gib = 1024**3
+    pool_tp1 = 141 * 0.95 * gib - 19.5e9 - 4 * gib
+    kv_per_token = 6 * 2 * 2 * 128 * 2  # attention layers x K,V x kv heads x dim x 2 B
+    inner = 64 * 64  # mamba_num_heads x mamba_head_dim
+    mamba_state = inner * 128 + (4 - 1) * (inner + 2 * 8 * 128)  # SSM + conv elements
+    per_seq = 1100000 * kv_per_token + 23 * mamba_state * 2
+    assert pool_tp1 // per_seq == 17
+    dp = 8 * (2 // 2) // 1
+    assert_topology(text, tp=1, dp=dp, seqs=-(-256 // (dp * 2)))  # 16 per replica
     assert command_flag(text, "--max-model-len") == "1100000"
     data = yaml.safe_load(text)
     assert data["deployment"]["kv_cache_dtype"] == "auto"  # no KV calibration
@@ -190,6 +214,12 @@ def test_nvfp4_hybrid_mrcr_1m_follows_the_golden_and_says_so(run_cli, tmp_path):
     command = data["deployment"]["command"]
     assert "--enable-expert-parallel" in command and "--trust-remote-code" in command
     assert_mrcr_invariants(text, "config_n3_1m.yaml", "nemotron_v3")
+
+
+def assert_topology(text: str, tp: int, dp: int, seqs: int) -> None:
+    """The serving command carries a topology computed by hand in the test."""
+    flags = ("--tensor-parallel-size", "--data-parallel-size", "--max-num-seqs")
+    assert [command_flag(text, f) for f in flags] == [str(tp), str(dp), str(seqs)]
 
 
 def assert_sized_as(text: str, sized: dict) -> None:

@@ -64,6 +64,7 @@ def clean_clone(tmp_path) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.network
 def test_npx_skills_add_then_evalkit_preflight_from_the_installed_copy(clean_clone, tmp_path):
     node_bin = _node_bin()
     if node_bin is None:

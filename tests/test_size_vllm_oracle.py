@@ -40,7 +40,7 @@ MODULES = {
         "vllm/transformers_utils/model_arch_config_convertor.py"
     ),
 }
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.network]
 
 FAMILIES = {
     "llama-3-8b (GQA)": {

@@ -4,6 +4,11 @@ The launcher needs a few environment variables even for a dry-run (USER for
 execution.username, every `host:` variable, MLFLOW_TRACKING_URI where an export block
 reads it); `dry_run` supplies harmless values and runs in an empty working directory so
 no stray `.env` is picked up.
+
+`dry_run` calls the launcher in this process (helpers/launcher.py: the same argv through
+the launcher's own `main`), so its ~3 s of imports are paid once per test worker, not once
+per config. `dry_run_subprocess` spawns the real `nel` executable the same way, for the
+tests of the CLI itself and the one test showing both give the same verdicts.
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ class DryRun:
     returncode: int
     stdout: str
     stderr: str
+    # The refusal in one line ("Type: message"); empty when accepted. In-process only.
+    error: str = ""
 
     @property
     def scripts(self) -> list[str]:
@@ -58,28 +65,53 @@ class DryRun:
         return out
 
 
+def dry_run_argv(config: str | Path, overrides: dict[str, str] | None) -> list[str]:
+    argv = ["run", "--config", str(Path(config).resolve()), "--dry-run"]
+    for key, value in (overrides or {}).items():
+        argv += ["-o", f"{key}={value}"]
+    return argv
+
+
+def dry_run_environ(env: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's environment without NEMO_EVALUATOR_*, the defaults, then `env`."""
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("NEMO_EVALUATOR_")}
+    full_env.update(DRY_RUN_ENV)
+    full_env.update(env or {})
+    return full_env
+
+
 def dry_run(
     config: str | Path,
     overrides: dict[str, str] | None = None,
     env: dict[str, str] | None = None,
     timeout: float = 180,
 ) -> DryRun:
+    """`nel run --config CONFIG --dry-run -o k=v ...`, in this process (see launcher.py).
+    `timeout` is kept for callers; an in-process call cannot be cut short."""
+    from helpers.launcher import launcher
+
+    with tempfile.TemporaryDirectory(prefix="nel-dry-run-") as cwd:
+        return launcher().run(dry_run_argv(config, overrides), dry_run_environ(env), cwd)
+
+
+def dry_run_subprocess(
+    config: str | Path,
+    overrides: dict[str, str] | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 180,
+) -> DryRun:
+    """The same dry-run through the real `nel` executable, as a fresh process."""
     nel = nel_executable()
     if nel is None:
         raise RuntimeError(
             "nel is not installed; run `bash tests/run.sh` to install the test extra"
         )
-    config = Path(config).resolve()
-    cmd = [nel, "run", "--config", str(config), "--dry-run"]
-    for key, value in (overrides or {}).items():
-        cmd += ["-o", f"{key}={value}"]
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("NEMO_EVALUATOR_")}
-    full_env.update(DRY_RUN_ENV)
-    full_env.update(env or {})
+    cmd = [nel, *dry_run_argv(config, overrides)]
     with tempfile.TemporaryDirectory(prefix="nel-dry-run-") as cwd:
         proc = subprocess.run(
-            cmd, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout
-        )
+            cmd, cwd=cwd, env=dry_run_environ(env), capture_output=True, text=True,
+            timeout=timeout,
+        )  # fmt: skip
     return DryRun(proc.returncode, proc.stdout, proc.stderr)
 
 

@@ -3,10 +3,12 @@
     python tests/preflight/nel_batch.py JOBS.json VERDICTS.json
 
 Each job is {"config": PATH, "overrides": ["k=v", ...]}; each verdict is {"ok": bool,
-"error": str}. It makes the same calls as `nel run --config PATH -o ... --dry-run`
-(nemo_evaluator_launcher/cli/run.py: override partition, RunConfig.from_hydra, task-name
-sugar, run_eval(dry_run=True)), so one launcher import serves a whole batch (~3 s each
-through the CLI). test_differential.py checks a sample against the real CLI.
+"error": str}. `run_batch` (the tests' entry) calls the launcher's own CLI `main` in this
+process (tests/helpers/launcher.py); the script form and `dry_run` make the calls of
+`nel run --config PATH -o ... --dry-run` one by one (nemo_evaluator_launcher/cli/run.py:
+override partition, RunConfig.from_hydra, task-name sugar, run_eval(dry_run=True)).
+One launcher import serves a whole batch (~3 s each through the CLI).
+test_launcher_in_process.py checks verdicts against the real CLI.
 
 One deviation, for speed only: the launcher re-parses its packaged task catalog
 (resources/all_tasks_irs.yaml, ~1 MB) with pure-Python YAML four times per dry-run; here
@@ -91,20 +93,20 @@ def launch_env(extra: dict | None = None) -> dict:
 
 
 def run_batch(jobs: list, work, index: int, env: dict) -> list:
-    """Dry-run `jobs` in one child process (this file as a script); its verdicts."""
-    import subprocess
-    from pathlib import Path
+    """Dry-run `jobs` with the launcher in this process (helpers/launcher.py, the same
+    call as `nel run --dry-run`), with `env` as the whole environment and `work` as the
+    working directory; their verdicts. `index` names the batch (kept for callers)."""
+    from helpers.launcher import launcher
+    from helpers.nel import dry_run_argv
 
-    jobs_file, out_file = Path(work) / f"jobs{index}.json", Path(work) / f"verdicts{index}.json"
-    jobs_file.write_text(json.dumps(jobs))
-    subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), str(jobs_file), str(out_file)],
-        cwd=work,
-        env=env,
-        check=True,
-        timeout=900,
-    )
-    return json.loads(out_file.read_text())
+    out = []
+    for job in jobs:
+        argv = dry_run_argv(job["config"], None)
+        for override in job.get("overrides", []):
+            argv += ["-o", override]
+        result = launcher().run(argv, env, str(work))
+        out.append({"ok": result.returncode == 0, "error": result.error})
+    return out
 
 
 def main(argv: list[str]) -> int:

@@ -1,0 +1,101 @@
+"""The real nel 0.2.6 launcher, called in this process.
+
+`nel` is `nemo_evaluator_launcher.cli.main:main` (the console script in the package's
+entry_points.txt). `InProcessLauncher.run` calls that same function with the same argv,
+environment and working directory a `nel ...` process would get, and returns what the
+process would: the exit status (0, SystemExit's code, or 1 with the traceback on stderr
+for an uncaught exception, as the interpreter does), stdout and stderr. The launcher is
+imported once per process (once per xdist worker), so each dry-run costs a fraction of a
+second instead of the ~3 s of a fresh `nel`.
+
+One deviation, for speed only: the launcher re-parses its packaged task catalog
+(resources/all_tasks_irs.yaml, ~1 MB) with pure-Python YAML several times per dry-run;
+that loader is memoised so a process parses it once. The data it returns is the same
+(tests/test_launcher_in_process.py checks verdicts and scripts against the real CLI).
+
+Calls are serialised by a lock: argv, the environment, the working directory and
+sys.stdout/stderr are process-wide, so two dry-runs cannot overlap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import os
+import sys
+import threading
+import traceback
+
+from helpers.nel import DryRun
+
+
+class InProcessLauncher:
+    def __init__(self) -> None:
+        from nemo_evaluator_launcher.cli import main as cli_main
+        from nemo_evaluator_launcher.common.container_metadata import intermediate_repr
+
+        self._main = cli_main.main
+        loader = intermediate_repr._load_irs_from_package
+        if not hasattr(loader, "cache_info"):
+            intermediate_repr._load_irs_from_package = functools.lru_cache(maxsize=None)(loader)
+
+    def run(self, argv: list[str], environ: dict[str, str], cwd: str) -> DryRun:
+        """`nel *argv` with exactly `environ` as its environment, in `cwd`."""
+        out, err = io.StringIO(), io.StringIO()
+        with _LOCK, _process_state(["nel", *argv], environ, cwd):
+            code, error = 0, ""
+            try:
+                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                    self._main()
+            except SystemExit as exc:
+                code, error = _exit_status(exc, err)
+            except Exception as exc:  # noqa: BLE001 - the interpreter's view of a crash
+                traceback.print_exception(exc, file=err)
+                code, error = 1, _one_line(exc)
+        return DryRun(code, out.getvalue(), err.getvalue(), error)
+
+
+def _exit_status(exc: SystemExit, err: io.StringIO) -> tuple[int, str]:
+    if exc.code is None:
+        return 0, ""
+    if isinstance(exc.code, int):
+        return exc.code, "" if exc.code == 0 else _one_line(exc)
+    print(exc.code, file=err)  # sys.exit("message") prints it and exits 1
+    return 1, str(exc.code)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+@contextlib.contextmanager
+def _process_state(argv: list[str], environ: dict[str, str], cwd: str):
+    """argv, environment and working directory of the call; all restored afterwards."""
+    saved_argv, saved_env, saved_cwd = sys.argv, dict(os.environ), os.getcwd()
+    sys.argv = argv
+    os.environ.clear()
+    os.environ.update(environ)
+    os.chdir(cwd)
+    try:
+        yield
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        sys.argv = saved_argv
+
+
+# One lock for the process (not per instance): process-wide state is what it guards, and
+# threads may ask for the first launcher at the same moment.
+_LOCK = threading.RLock()
+_ONE: list[InProcessLauncher] = []
+
+
+def launcher() -> InProcessLauncher:
+    """The one launcher of this process (a test worker): imported on first use."""
+    with _LOCK:
+        if not _ONE:
+            _ONE.append(InProcessLauncher())
+        return _ONE[0]
