@@ -1050,6 +1050,17 @@ make(
 )
 make("NEL409", "pass", "room", "mrcr", [], "1100000")
 
+# NEL410
+make(
+    "NEL410",
+    "fail",
+    "bootstrap_dropped",
+    "mrcr",
+    [("                  git checkout --quiet {{config.params.extra.nemo_gym.install_on_the_fly.commit}}\n", "")],
+    "a custom command that never reads the pin",
+)
+make("NEL410", "pass", "pin_checked_out", "mrcr", [], "the command checks the pin out")
+
 # NEL501
 make(
     "NEL501",
