@@ -35,6 +35,7 @@ import msgspec
 
 from evalkit import validate as v
 from evalkit.errors import InputError
+from evalkit.inputs import MAX_LINE_BYTES, open_binary
 from evalkit.runs.layout import TaskRun, resolve_task_runs
 from evalkit.runs.rollouts import decode_line, describe_decode_error
 from evalkit.runs.settings import read_run_settings
@@ -68,6 +69,7 @@ _CHAIN_END = re.compile(
     re.MULTILINE,
 )
 _HANDLER_HEAD = 16 * 1024  # the handler prints before anything else in the job's log
+_MARKER_BYTES = 1024 * 1024  # .job_start_time, .slurm_job_id.list, progress: a few bytes
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,7 @@ class LogFollower:
     """Validate's LogScan for one growing log, one scan per batch of appended lines."""
 
     def __init__(self, path: Path) -> None:
-        self.tail = Tail(path)
+        self.tail = Tail(path, line_cap=MAX_LINE_BYTES)
         self.scans: list[v.LogScan] = []
         self.banner_pending = False  # the last line read is the banner; its pin is to come
 
@@ -195,16 +197,31 @@ class LogFollower:
         new = self.tail.lines()
         if self.tail.restarted:
             self.scans.clear()
-        lines = list(new)
-        # The pin is the line after the banner: keep a trailing banner for the next read.
-        self.banner_pending = bool(lines) and v.GYM_COMMIT_BANNER.encode() in lines[-1][1]
-        if self.banner_pending:
-            _, raw = lines.pop()
-            self.tail.offset -= len(raw)
-            self.tail.line_no -= 1
-        if lines:
-            texts = [raw.decode("utf-8", errors="replace") for _, raw in lines]
-            self.scans.append(v.scan_log(self.tail.path.name, texts, first_line=lines[0][0]))
+        first = self.tail.line_no + 1
+        seen = 0
+
+        def texts():
+            """The appended lines, streamed (a 300 MB log is never held whole), holding
+            back one line: the pin is the line after the banner, so a trailing banner
+            is handed back to the tail for the next read."""
+            nonlocal seen
+            held = None
+            for _, raw in new:
+                if held is not None:
+                    seen += 1
+                    yield held.decode("utf-8", errors="replace")
+                held = raw
+            self.banner_pending = held is not None and v.GYM_COMMIT_BANNER.encode() in held
+            if self.banner_pending:
+                self.tail.offset -= self.tail.last_length
+                self.tail.line_no -= 1
+            elif held is not None:
+                seen += 1
+                yield held.decode("utf-8", errors="replace")
+
+        scan = v.scan_log(self.tail.path.name, texts(), first_line=first)
+        if seen:
+            self.scans.append(scan)
 
 
 # ------------------------------------------------------------------------- times
@@ -240,10 +257,10 @@ def walltime_from_run_sub(text: str) -> int | None:
 
 def job_start(task_dir: Path) -> tuple[float | None, str | None]:
     """(epoch seconds, where it came from) for the current job of the chain."""
-    marker = task_dir / ".job_start_time"
     try:
-        return float(marker.read_text().strip()), ".job_start_time (written by run.sub)"
-    except (OSError, ValueError):
+        started = float((_small_text(task_dir / ".job_start_time") or "").strip())
+        return started, ".job_start_time (written by run.sub)"
+    except ValueError:
         pass
     ids = task_dir / ".slurm_job_id.list"
     try:
@@ -253,10 +270,7 @@ def job_start(task_dir: Path) -> tuple[float | None, str | None]:
 
 
 def jobs_in_chain(task_dir: Path) -> int:
-    try:
-        return len((task_dir / ".slurm_job_id.list").read_text().split())
-    except OSError:
-        return 0
+    return len((_small_text(task_dir / ".slurm_job_id.list") or "").split())
 
 
 def chain_end(logs_dir: Path | None, since: float | None) -> str | None:
@@ -266,9 +280,9 @@ def chain_end(logs_dir: Path | None, since: float | None) -> str | None:
         try:
             if since is not None and path.stat().st_mtime < since:
                 continue
-            with path.open("rb") as handle:
+            with open_binary(path, "a log file") as handle:
                 head = handle.read(_HANDLER_HEAD)
-        except OSError:
+        except (OSError, InputError):
             continue
         match = _CHAIN_END.search(head)
         if match:
@@ -502,18 +516,27 @@ class TaskMonitor:
 
 
 def _read_text(path: Path) -> str:
+    from evalkit.inputs import read_bytes
+
+    return read_bytes(path).decode("utf-8", errors="replace")
+
+
+def _small_text(path: Path) -> str | None:
+    """A marker file's text (a number or a few ids), None when absent or unreadable; a
+    FIFO or device in its place is refused, not waited on."""
+    from evalkit.inputs import read_bytes
+
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError as err:
-        raise InputError(f"cannot read ({err.strerror or err})", path) from None
+        return read_bytes(path, limit=_MARKER_BYTES).decode("utf-8", errors="replace")
+    except InputError:
+        return None
 
 
 def _progress_count(task: TaskRun) -> int | None:
     """nemo-evaluator's progress file (`artifacts/progress`, one integer): samples done."""
-    path = task.artifacts_dir / "progress"
     try:
-        return int(path.read_text().strip())
-    except (OSError, ValueError):
+        return int((_small_text(task.artifacts_dir / "progress") or "").strip())
+    except ValueError:
         return None
 
 

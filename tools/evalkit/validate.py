@@ -215,12 +215,21 @@ class LogScan:
 
 
 # A pip/uv line such as "+ tiktoken==0.9.0" is healthy; only a failure naming it counts.
-PRE_CMD_PATTERN = re.compile(
-    r"ModuleNotFoundError"
-    r"|tiktoken.*(?:error|fail|not found|no module|cannot|unable)"
-    r"|(?:error|fail|cannot|unable).*tiktoken",
-    re.IGNORECASE,
-)
+# Plain substring tests, not `tiktoken.*error|error.*tiktoken`: those regexes are
+# quadratic on a long line that repeats one word and lacks the other.
+_PRE_CMD_FAILURES = ("error", "fail", "cannot", "unable")
+_PRE_CMD_AFTER = ("not found", "no module")  # these count only after the package name
+
+
+def pre_cmd_failure(line: str) -> bool:
+    low = line.lower()
+    if "modulenotfounderror" in low:
+        return True
+    at = low.find("tiktoken")
+    if at < 0:
+        return False
+    tail = low[at + len("tiktoken") :]
+    return any(w in low for w in _PRE_CMD_FAILURES) or any(w in tail for w in _PRE_CMD_AFTER)
 # The old (V0) engine's own preemption warnings; vLLM V1 (the pinned v0.26) reports them
 # only as `Preemptions: K` in its stats lines (evalkit.runs.serverlog).
 PREEMPTION_PATTERN = re.compile(r"Preempted|PreemptionMode\.RECOMPUTE|is preempted by")
@@ -249,7 +258,7 @@ def scan_log(name: str, lines: Iterable[str], first_line: int = 1) -> LogScan:
         if GYM_COMMIT_BANNER in line:
             after_banner = True
             continue
-        if PRE_CMD_PATTERN.search(line):
+        if pre_cmd_failure(line):
             scan.add("pre_cmd", line_no, line)
         scan.vllm.feed(line_no, line)
         if PREEMPTION_PATTERN.search(line) or (
@@ -266,12 +275,10 @@ def scan_log(name: str, lines: Iterable[str], first_line: int = 1) -> LogScan:
 
 
 def read_log(path: Path) -> LogScan:
-    """Logs are diagnostics, not inputs with a format: undecodable bytes are replaced."""
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            return scan_log(path.name, handle)
-    except OSError as err:
-        raise InputError(f"cannot read log ({err.strerror or err})", path) from None
+    """Streamed line by line with the per-line cap (evalkit.inputs.iter_log_lines)."""
+    from evalkit.inputs import iter_log_lines
+
+    return scan_log(path.name, iter_log_lines(path))
 
 
 def _quote(scans: Sequence[LogScan], bucket: str) -> tuple[int, str]:

@@ -239,16 +239,11 @@ def _check_name(name: str, origin: str) -> Fact:
 
 def read_facts(facts_file: str | None, sets: Iterable[str]) -> dict[str, Any]:
     """Facts from the YAML file, then each `--set NAME=VALUE` (parsed as a YAML scalar)."""
-    from evalkit.inputs import read_text
+    from evalkit.inputs import parse_yaml, read_text
 
     out: dict[str, Any] = {}
     if facts_file:
-        try:
-            data = yaml.safe_load(read_text(facts_file))
-        except yaml.YAMLError as err:
-            from evalkit.inputs import yaml_error
-
-            raise yaml_error(err, facts_file) from None
+        data = parse_yaml(read_text(facts_file), facts_file)  # bounded, like every reader
         if data is None:
             data = {}
         if not isinstance(data, Mapping):

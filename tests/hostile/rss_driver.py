@@ -1,0 +1,22 @@
+"""Run `evalkit ARGV` and write this process's peak RSS (kB) to $RSS_OUT when it ends.
+
+Used by tests/hostile/test_readers.py: a fresh process per command, so the figure is the
+command's own. An address-space limit keeps a regression from taking the machine down.
+"""
+
+import os
+import resource
+import sys
+
+LIMIT = 6 * 1024**3  # bytes of address space; numpy's thread pools reserve some
+
+resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+code = 3
+try:
+    from evalkit.cli import main
+
+    code = main(sys.argv[1:])
+finally:
+    with open(os.environ["RSS_OUT"], "w") as out:
+        out.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+sys.exit(code)
