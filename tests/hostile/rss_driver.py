@@ -1,7 +1,9 @@
 """Run `evalkit ARGV` and write this process's peak RSS (kB) to $RSS_OUT when it ends.
 
-Used by tests/hostile/test_readers.py: a fresh process per command, so the figure is the
-command's own. An address-space limit keeps a regression from taking the machine down.
+Used by tests/hostile/test_readers.py: a fresh process per command. The figure is VmHWM
+from /proc/self/status, the peak of this program's own memory map: getrusage's ru_maxrss
+survives exec on Linux, so it would count the test process that spawned us. An
+address-space limit keeps a regression from taking the machine down.
 """
 
 import os
@@ -18,5 +20,7 @@ try:
     code = main(sys.argv[1:])
 finally:
     with open(os.environ["RSS_OUT"], "w") as out:
-        out.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+        with open("/proc/self/status") as status:
+            peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+        out.write(peak)
 sys.exit(code)

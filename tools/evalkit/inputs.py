@@ -17,7 +17,6 @@ import yaml
 
 from evalkit.errors import InputError
 
-
 # Limits on what one read may cost (README, "Limits"). Real inputs sit far below them.
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a file read whole (configs, results, JSON, run.sub)
 MAX_LINE_BYTES = 1024 * 1024  # one log line kept; the rest of a longer line is skipped

@@ -35,7 +35,15 @@ import msgspec
 
 from evalkit import validate as v
 from evalkit.errors import InputError
-from evalkit.inputs import MAX_LINE_BYTES, open_binary
+from evalkit.inputs import MAX_LINE_BYTES
+from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them from here)
+    chain_end,
+    job_start,
+    jobs_in_chain,
+    progress_count,
+    read_run_sub,
+    walltime_from_run_sub,
+)
 from evalkit.runs.layout import TaskRun, resolve_task_runs
 from evalkit.runs.rollouts import decode_line, describe_decode_error
 from evalkit.runs.settings import read_run_settings
@@ -59,17 +67,7 @@ MIN_SAMPLE = 20
 RATE_WINDOW = 600.0  # seconds of refresh history behind "the recent rate"
 STALE_AFTER = 1200.0  # no file in the task changed for this long: the job is not running
 
-_SBATCH_TIME = re.compile(r"^#SBATCH\s+--time[=\s]+(\S+)", re.MULTILINE)
 _INVOCATION = re.compile(r"-([0-9a-f]{8,16})$")
-# What run.sub's auto-resume handler (nel 0.2.6, executors/slurm/executor.py) prints when
-# it ends the chain: the total walltime is spent, or the previous job's state is not one
-# it resumes (only TIMEOUT, PREEMPTED and NODE_FAIL are).
-_CHAIN_END = re.compile(
-    rb"^(?:ERROR: Maximum total walltime.*|previous SLURM_JOB_ID \d+ finished with .* EXIT!)$",
-    re.MULTILINE,
-)
-_HANDLER_HEAD = 16 * 1024  # the handler prints before anything else in the job's log
-_MARKER_BYTES = 1024 * 1024  # .job_start_time, .slurm_job_id.list, progress: a few bytes
 
 
 @dataclass(frozen=True)
@@ -227,69 +225,6 @@ class LogFollower:
 # ------------------------------------------------------------------------- times
 
 
-def walltime_from_run_sub(text: str) -> int | None:
-    """Seconds of run.sub's `#SBATCH --time` (Slurm: minutes, MM:SS, H:MM:SS, D-H[:M[:S]])."""
-    match = _SBATCH_TIME.search(text)
-    if not match:
-        return None
-    value = match.group(1).strip("'\"")
-    days = 0
-    if "-" in value:
-        day_part, value = value.split("-", 1)
-        if not day_part.isdigit():
-            return None
-        days = int(day_part)
-        parts = [int(p) for p in value.split(":") if p.isdigit()]
-        if len(parts) != len(value.split(":")) or not 1 <= len(parts) <= 3:
-            return None
-        h, m, s = (parts + [0, 0])[:3]
-        return days * 86400 + h * 3600 + m * 60 + s
-    parts_text = value.split(":")
-    if not all(p.isdigit() for p in parts_text) or not 1 <= len(parts_text) <= 3:
-        return None
-    parts = [int(p) for p in parts_text]
-    if len(parts) == 1:
-        return parts[0] * 60  # a bare number is minutes to Slurm
-    if len(parts) == 2:
-        return parts[0] * 60 + parts[1]
-    return parts[0] * 3600 + parts[1] * 60 + parts[2]
-
-
-def job_start(task_dir: Path) -> tuple[float | None, str | None]:
-    """(epoch seconds, where it came from) for the current job of the chain."""
-    try:
-        started = float((_small_text(task_dir / ".job_start_time") or "").strip())
-        return started, ".job_start_time (written by run.sub)"
-    except ValueError:
-        pass
-    ids = task_dir / ".slurm_job_id.list"
-    try:
-        return ids.stat().st_mtime, "mtime of .slurm_job_id.list (appended at job start)"
-    except OSError:
-        return None, None
-
-
-def jobs_in_chain(task_dir: Path) -> int:
-    return len((_small_text(task_dir / ".slurm_job_id.list") or "").split())
-
-
-def chain_end(logs_dir: Path | None, since: float | None) -> str | None:
-    """The line with which run.sub's auto-resume handler ended the job chain after the
-    current job started (an older chain's end, before a `nel resume`, does not count)."""
-    for path in reversed(v.log_files(logs_dir, "slurm-")):
-        try:
-            if since is not None and path.stat().st_mtime < since:
-                continue
-            with open_binary(path, "a log file") as handle:
-                head = handle.read(_HANDLER_HEAD)
-        except (OSError, InputError):
-            continue
-        match = _CHAIN_END.search(head)
-        if match:
-            return match.group(0).decode("utf-8", "replace").strip()
-    return None
-
-
 def invocation_id(task: TaskRun) -> str | None:
     match = _INVOCATION.search(task.task_dir.parent.name)
     return match.group(1) if match else None
@@ -381,7 +316,7 @@ class TaskMonitor:
             )
             finished = self.task.aggregate_path.is_file()
         else:
-            done = _progress_count(self.task)
+            done = progress_count(self.task)
             expectation = (
                 v.Expectation(self.expected_override, "--expected")
                 if self.expected_override
@@ -392,7 +327,7 @@ class TaskMonitor:
 
         # -- times
         run_sub = self.task.task_dir / "run.sub"
-        walltime = walltime_from_run_sub(_read_text(run_sub)) if run_sub.is_file() else None
+        walltime = walltime_from_run_sub(read_run_sub(run_sub)) if run_sub.is_file() else None
         start, start_source = job_start(self.task.task_dir)
         left = None if walltime is None or start is None else start + walltime - now
         activity = self._last_activity()
@@ -513,31 +448,6 @@ class TaskMonitor:
         if start is not None and now > start and jobs_in_chain(self.task.task_dir) <= 1:
             return done / (now - start) * 3600.0, "average since the job started"
         return None, None
-
-
-def _read_text(path: Path) -> str:
-    from evalkit.inputs import read_bytes
-
-    return read_bytes(path).decode("utf-8", errors="replace")
-
-
-def _small_text(path: Path) -> str | None:
-    """A marker file's text (a number or a few ids), None when absent or unreadable; a
-    FIFO or device in its place is refused, not waited on."""
-    from evalkit.inputs import read_bytes
-
-    try:
-        return read_bytes(path, limit=_MARKER_BYTES).decode("utf-8", errors="replace")
-    except InputError:
-        return None
-
-
-def _progress_count(task: TaskRun) -> int | None:
-    """nemo-evaluator's progress file (`artifacts/progress`, one integer): samples done."""
-    try:
-        return int((_small_text(task.artifacts_dir / "progress") or "").strip())
-    except ValueError:
-        return None
 
 
 def _nel(task: TaskRun, verb: str) -> str:

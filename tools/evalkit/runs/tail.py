@@ -48,7 +48,8 @@ class Tail:
 
     def lines(self, limit_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
         """(line number, raw line with its newline) for each complete line appended since
-        the last read; with `line_cap`, a longer line comes cut to that many bytes. Stop early after about `limit_bytes` (the rest comes next time).
+        the last read; with `line_cap`, a longer line comes cut to that many bytes. Stop
+        early after about `limit_bytes` (the rest comes next time).
 
         `restarted` is set before the first line is read, so a caller can reset its
         counts first; the offset moves with each line the caller takes."""

@@ -113,7 +113,8 @@ def _real(path: Path, shown: Path) -> Path:
         return path.resolve(strict=True)
     except (OSError, RuntimeError) as err:  # RuntimeError: a loop, on Python < 3.13
         loop = isinstance(err, RuntimeError) or "loop" in str(err).lower()
-        raise InputError("symbolic link loop" if loop else "dangling symbolic link", shown) from None
+        problem = "symbolic link loop" if loop else "dangling symbolic link"
+        raise InputError(problem, shown) from None
 
 
 def _confined(path: Path, inside: Path) -> None:
@@ -123,7 +124,9 @@ def _confined(path: Path, inside: Path) -> None:
         return
     target = _real(path, path)
     if target != inside and inside not in target.parents:
-        raise InputError(f"symbolic link leaves the skill directory (-> {target}); not followed", path)
+        raise InputError(
+            f"symbolic link leaves the skill directory (-> {target}); not followed", path
+        )
 
 
 def _read_text(path: Path, strict: bool) -> str | None:
