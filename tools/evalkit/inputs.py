@@ -5,7 +5,11 @@ Nothing here writes; callers get text or parsed data, never a half-read object.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -13,28 +17,106 @@ import yaml
 
 from evalkit.errors import InputError
 
+# Limits on what one read may cost (README, "Limits"). Real inputs sit far below them.
+MAX_FILE_BYTES = 64 * 1024 * 1024  # a file read whole (configs, results, JSON, run.sub)
+MAX_LINE_BYTES = 1024 * 1024  # one log line kept; the rest of a longer line is skipped
+
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def special_kind(mode: int) -> str | None:
+    """'a named pipe (FIFO)', 'a character device', ... for a file that is not regular."""
+    return next((name for test, name in _KINDS if test(mode)), None)
+
+
+def _os_error(err: OSError, p: Path, what: str) -> InputError:
+    if isinstance(err, FileNotFoundError):
+        return InputError("no such file", p)
+    if isinstance(err, IsADirectoryError):
+        return InputError(f"is a directory, expected {what}", p)
+    if isinstance(err, PermissionError):
+        return InputError("permission denied", p)
+    if err.errno == errno.ELOOP:
+        return InputError("symbolic link loop", p)
+    if err.errno == errno.ENXIO:
+        return InputError("is a socket or a device with nothing behind it; not read", p)
+    return InputError(f"cannot read ({err.strerror or err})", p)
+
 
 def open_binary(path: str | Path, what: str = "a file") -> BinaryIO:
-    """Open for streaming; every OS failure becomes an InputError naming the file."""
+    """Open a regular file for streaming; every OS failure becomes an InputError naming the file.
+
+    Opened non-blocking and checked with fstat before any read, so a FIFO, device or socket
+    (itself or behind a symlink, e.g. to /dev/zero) is refused instead of hanging or
+    streaming forever."""
     p = Path(path)
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        return p.open("rb")
-    except FileNotFoundError:
-        raise InputError("no such file", p) from None
-    except IsADirectoryError:
-        raise InputError(f"is a directory, expected {what}", p) from None
-    except PermissionError:
-        raise InputError("permission denied", p) from None
+        fd = os.open(p, flags)
     except OSError as err:
-        raise InputError(f"cannot read ({err.strerror or err})", p) from None
+        raise _os_error(err, p, what) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"is a directory, expected {what}", p)
+        kind = special_kind(mode)
+        if kind is not None or not stat.S_ISREG(mode):
+            raise InputError(f"is {kind or 'not a regular file'}, expected {what}; not read", p)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
-def read_bytes(path: str | Path) -> bytes:
+def read_bytes(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The whole file, refused (not truncated) when it is larger than `limit` bytes."""
     with open_binary(path) as handle:
         try:
-            return handle.read()
+            data = handle.read(limit + 1)
         except OSError as err:
-            raise InputError(f"cannot read ({err.strerror or err})", path) from None
+            raise _os_error(err, Path(path), "a file") from None
+    if len(data) > limit:
+        raise InputError(f"larger than {limit} bytes; not read", path)
+    return data
+
+
+def iter_capped_lines(handle: BinaryIO, cap: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes, int]]:
+    """(line, its full length in bytes) for each line of a binary stream, in bounded memory.
+
+    A line longer than `cap` is cut to its first `cap` bytes plus its newline (if it has
+    one); the rest is read in chunks and dropped. A last line without a newline is
+    handed out without one, so a caller can tell a write in progress."""
+    while True:
+        raw = handle.readline(cap)
+        if not raw:
+            return
+        full = len(raw)
+        if len(raw) == cap and not raw.endswith(b"\n"):
+            while True:
+                more = handle.readline(cap)
+                full += len(more)
+                if not more or more.endswith(b"\n"):
+                    if more.endswith(b"\n"):
+                        raw += b"\n"
+                    break
+        yield raw, full
+
+
+def iter_log_lines(path: str | Path) -> Iterator[str]:
+    """A log's lines as text, streamed with the per-line cap. Logs are diagnostics, not
+    inputs with a format: undecodable bytes are replaced, never fatal."""
+    with open_binary(path, "a log file") as handle:
+        try:
+            for raw, _ in iter_capped_lines(handle):
+                yield raw.decode("utf-8", errors="replace")
+        except OSError as err:
+            raise _os_error(err, Path(path), "a log file") from None
 
 
 def decode_text(data: bytes, path: str | Path) -> str:
@@ -59,6 +141,8 @@ def parse_json(text: str, path: str | Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise InputError(f"malformed JSON: {err.msg}", path, err.lineno) from None
+    except RecursionError:
+        raise InputError("JSON nesting too deep", path) from None
 
 
 def load_json(path: str | Path) -> Any:
@@ -73,10 +157,10 @@ def yaml_error(err: yaml.YAMLError, path: str | Path) -> InputError:
 
 
 def parse_yaml(text: str, path: str | Path) -> Any:
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise yaml_error(err, path) from None
+    """Safe-load YAML within the alias, depth and size bounds of evalkit.boundedyaml."""
+    from evalkit.boundedyaml import load_bounded
+
+    return load_bounded(text, path)
 
 
 def load_yaml(path: str | Path) -> Any:

@@ -35,6 +35,15 @@ import msgspec
 
 from evalkit import validate as v
 from evalkit.errors import InputError
+from evalkit.inputs import MAX_LINE_BYTES
+from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them from here)
+    chain_end,
+    job_start,
+    jobs_in_chain,
+    progress_count,
+    read_run_sub,
+    walltime_from_run_sub,
+)
 from evalkit.runs.layout import TaskRun, resolve_task_runs
 from evalkit.runs.rollouts import decode_line, describe_decode_error
 from evalkit.runs.settings import read_run_settings
@@ -58,16 +67,7 @@ MIN_SAMPLE = 20
 RATE_WINDOW = 600.0  # seconds of refresh history behind "the recent rate"
 STALE_AFTER = 1200.0  # no file in the task changed for this long: the job is not running
 
-_SBATCH_TIME = re.compile(r"^#SBATCH\s+--time[=\s]+(\S+)", re.MULTILINE)
 _INVOCATION = re.compile(r"-([0-9a-f]{8,16})$")
-# What run.sub's auto-resume handler (nel 0.2.6, executors/slurm/executor.py) prints when
-# it ends the chain: the total walltime is spent, or the previous job's state is not one
-# it resumes (only TIMEOUT, PREEMPTED and NODE_FAIL are).
-_CHAIN_END = re.compile(
-    rb"^(?:ERROR: Maximum total walltime.*|previous SLURM_JOB_ID \d+ finished with .* EXIT!)$",
-    re.MULTILINE,
-)
-_HANDLER_HEAD = 16 * 1024  # the handler prints before anything else in the job's log
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ class LogFollower:
     """Validate's LogScan for one growing log, one scan per batch of appended lines."""
 
     def __init__(self, path: Path) -> None:
-        self.tail = Tail(path)
+        self.tail = Tail(path, line_cap=MAX_LINE_BYTES)
         self.scans: list[v.LogScan] = []
         self.banner_pending = False  # the last line read is the banner; its pin is to come
 
@@ -195,85 +195,34 @@ class LogFollower:
         new = self.tail.lines()
         if self.tail.restarted:
             self.scans.clear()
-        lines = list(new)
-        # The pin is the line after the banner: keep a trailing banner for the next read.
-        self.banner_pending = bool(lines) and v.GYM_COMMIT_BANNER.encode() in lines[-1][1]
-        if self.banner_pending:
-            _, raw = lines.pop()
-            self.tail.offset -= len(raw)
-            self.tail.line_no -= 1
-        if lines:
-            texts = [raw.decode("utf-8", errors="replace") for _, raw in lines]
-            self.scans.append(v.scan_log(self.tail.path.name, texts, first_line=lines[0][0]))
+        first = self.tail.line_no + 1
+        seen = 0
+
+        def texts():
+            """The appended lines, streamed (a 300 MB log is never held whole), holding
+            back one line: the pin is the line after the banner, so a trailing banner
+            is handed back to the tail for the next read."""
+            nonlocal seen
+            held = None
+            for _, raw in new:
+                if held is not None:
+                    seen += 1
+                    yield held.decode("utf-8", errors="replace")
+                held = raw
+            self.banner_pending = held is not None and v.GYM_COMMIT_BANNER.encode() in held
+            if self.banner_pending:
+                self.tail.offset -= self.tail.last_length
+                self.tail.line_no -= 1
+            elif held is not None:
+                seen += 1
+                yield held.decode("utf-8", errors="replace")
+
+        scan = v.scan_log(self.tail.path.name, texts(), first_line=first)
+        if seen:
+            self.scans.append(scan)
 
 
 # ------------------------------------------------------------------------- times
-
-
-def walltime_from_run_sub(text: str) -> int | None:
-    """Seconds of run.sub's `#SBATCH --time` (Slurm: minutes, MM:SS, H:MM:SS, D-H[:M[:S]])."""
-    match = _SBATCH_TIME.search(text)
-    if not match:
-        return None
-    value = match.group(1).strip("'\"")
-    days = 0
-    if "-" in value:
-        day_part, value = value.split("-", 1)
-        if not day_part.isdigit():
-            return None
-        days = int(day_part)
-        parts = [int(p) for p in value.split(":") if p.isdigit()]
-        if len(parts) != len(value.split(":")) or not 1 <= len(parts) <= 3:
-            return None
-        h, m, s = (parts + [0, 0])[:3]
-        return days * 86400 + h * 3600 + m * 60 + s
-    parts_text = value.split(":")
-    if not all(p.isdigit() for p in parts_text) or not 1 <= len(parts_text) <= 3:
-        return None
-    parts = [int(p) for p in parts_text]
-    if len(parts) == 1:
-        return parts[0] * 60  # a bare number is minutes to Slurm
-    if len(parts) == 2:
-        return parts[0] * 60 + parts[1]
-    return parts[0] * 3600 + parts[1] * 60 + parts[2]
-
-
-def job_start(task_dir: Path) -> tuple[float | None, str | None]:
-    """(epoch seconds, where it came from) for the current job of the chain."""
-    marker = task_dir / ".job_start_time"
-    try:
-        return float(marker.read_text().strip()), ".job_start_time (written by run.sub)"
-    except (OSError, ValueError):
-        pass
-    ids = task_dir / ".slurm_job_id.list"
-    try:
-        return ids.stat().st_mtime, "mtime of .slurm_job_id.list (appended at job start)"
-    except OSError:
-        return None, None
-
-
-def jobs_in_chain(task_dir: Path) -> int:
-    try:
-        return len((task_dir / ".slurm_job_id.list").read_text().split())
-    except OSError:
-        return 0
-
-
-def chain_end(logs_dir: Path | None, since: float | None) -> str | None:
-    """The line with which run.sub's auto-resume handler ended the job chain after the
-    current job started (an older chain's end, before a `nel resume`, does not count)."""
-    for path in reversed(v.log_files(logs_dir, "slurm-")):
-        try:
-            if since is not None and path.stat().st_mtime < since:
-                continue
-            with path.open("rb") as handle:
-                head = handle.read(_HANDLER_HEAD)
-        except OSError:
-            continue
-        match = _CHAIN_END.search(head)
-        if match:
-            return match.group(0).decode("utf-8", "replace").strip()
-    return None
 
 
 def invocation_id(task: TaskRun) -> str | None:
@@ -367,7 +316,7 @@ class TaskMonitor:
             )
             finished = self.task.aggregate_path.is_file()
         else:
-            done = _progress_count(self.task)
+            done = progress_count(self.task)
             expectation = (
                 v.Expectation(self.expected_override, "--expected")
                 if self.expected_override
@@ -378,7 +327,7 @@ class TaskMonitor:
 
         # -- times
         run_sub = self.task.task_dir / "run.sub"
-        walltime = walltime_from_run_sub(_read_text(run_sub)) if run_sub.is_file() else None
+        walltime = walltime_from_run_sub(read_run_sub(run_sub)) if run_sub.is_file() else None
         start, start_source = job_start(self.task.task_dir)
         left = None if walltime is None or start is None else start + walltime - now
         activity = self._last_activity()
@@ -499,22 +448,6 @@ class TaskMonitor:
         if start is not None and now > start and jobs_in_chain(self.task.task_dir) <= 1:
             return done / (now - start) * 3600.0, "average since the job started"
         return None, None
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError as err:
-        raise InputError(f"cannot read ({err.strerror or err})", path) from None
-
-
-def _progress_count(task: TaskRun) -> int | None:
-    """nemo-evaluator's progress file (`artifacts/progress`, one integer): samples done."""
-    path = task.artifacts_dir / "progress"
-    try:
-        return int(path.read_text().strip())
-    except (OSError, ValueError):
-        return None
 
 
 def _nel(task: TaskRun, verb: str) -> str:

@@ -13,15 +13,23 @@ rollouts once) and `validate_path` does it for every task under a path.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError
+from evalkit.runs.logscan import (  # noqa: F401  (status and tests read them from here)
+    GYM_COMMIT_BANNER,
+    MAX_HITS,
+    SHA_PATTERN,
+    LogScan,
+    pre_cmd_failure,
+    read_log,
+    scan_log,
+)
 from evalkit.runs.results import Score, iter_scores, load_results
-from evalkit.runs.serverlog import STATS_MARK, VllmLogStats
+from evalkit.runs.serverlog import VllmLogStats
 from evalkit.runs.settings import RunSettings
 
 PASS, WARN, FAIL = "pass", "warn", "fail"
@@ -35,8 +43,6 @@ LENGTH_WARN_ABOVE = 0.05
 AGGREGATE_REL_TOL = 1e-6  # Gym's own sums differ from a recomputation by about 1e-13
 AGGREGATE_ABS_TOL = 1e-9  # so that two zeros (or 1e-12 vs 0) still agree
 
-GYM_COMMIT_BANNER = "=== NeMo Gym commit ==="
-MAX_HITS = 3  # log lines quoted per check; the count covers the rest
 
 CHECK_IDS = (
     "rollout-count",
@@ -192,86 +198,6 @@ def check_truncation(truncated_last_line: bool, blank_lines: int = 0) -> Check:
 
 
 # ------------------------------------------------------------------------------------ logs
-
-
-@dataclass
-class LogScan:
-    """What the checks need from one log file, gathered in a single pass."""
-
-    name: str
-    commits: list[tuple[int, str]] = field(default_factory=list)  # line after each banner
-    pre_cmd: list[tuple[int, str]] = field(default_factory=list)
-    preemption: list[tuple[int, str]] = field(default_factory=list)
-    errors: list[tuple[int, str]] = field(default_factory=list)
-    retries: list[tuple[int, str]] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
-    vllm: VllmLogStats = field(default_factory=VllmLogStats)  # stats lines, KV sizing
-
-    def add(self, bucket: str, line_no: int, text: str) -> None:
-        self.counts[bucket] = self.counts.get(bucket, 0) + 1
-        hits = getattr(self, bucket)
-        if len(hits) < MAX_HITS:
-            hits.append((line_no, text.strip()[:200]))
-
-
-# A pip/uv line such as "+ tiktoken==0.9.0" is healthy; only a failure naming it counts.
-PRE_CMD_PATTERN = re.compile(
-    r"ModuleNotFoundError"
-    r"|tiktoken.*(?:error|fail|not found|no module|cannot|unable)"
-    r"|(?:error|fail|cannot|unable).*tiktoken",
-    re.IGNORECASE,
-)
-# The old (V0) engine's own preemption warnings; vLLM V1 (the pinned v0.26) reports them
-# only as `Preemptions: K` in its stats lines (evalkit.runs.serverlog).
-PREEMPTION_PATTERN = re.compile(r"Preempted|PreemptionMode\.RECOMPUTE|is preempted by")
-ERROR_PATTERN = re.compile(
-    r"Traceback \(most recent call last\)|\bOOM\b|OutOfMemoryError|out of memory|\bKilled\b"
-)
-# NeMo Gym's client retries (nemo_gym/server_utils.py at the MRCR pin): `[request_retry
-# ... retry=N ...]`, "Hit an exception while making a request (try N)", and a server's
-# "Caught an exception printed above in ..." that answers HTTP 500.
-RETRY_PATTERN = re.compile(
-    r"\[request_retry |Hit an exception while making a request|ClientResponseError"
-    r"|Caught an (?:unknown )?exception printed above"
-)
-SHA_PATTERN = re.compile(r"\b[0-9a-f]{7,40}\b")
-PREEMPTIONS_IN_STATS = re.compile(r"Preemptions: [1-9]")
-
-
-def scan_log(name: str, lines: Iterable[str], first_line: int = 1) -> LogScan:
-    """`first_line`: the number of the first line given (a scan of appended lines)."""
-    scan = LogScan(name)
-    after_banner = False
-    for line_no, line in enumerate(lines, start=first_line):
-        if after_banner and line.strip():
-            scan.commits.append((line_no, line.strip()[:200]))
-            after_banner = False
-        if GYM_COMMIT_BANNER in line:
-            after_banner = True
-            continue
-        if PRE_CMD_PATTERN.search(line):
-            scan.add("pre_cmd", line_no, line)
-        scan.vllm.feed(line_no, line)
-        if PREEMPTION_PATTERN.search(line) or (
-            STATS_MARK in line and PREEMPTIONS_IN_STATS.search(line)
-        ):
-            scan.add("preemption", line_no, line)
-        if ERROR_PATTERN.search(line):
-            scan.add("errors", line_no, line)
-        if RETRY_PATTERN.search(line):
-            scan.add("retries", line_no, line)
-    if after_banner:  # banner on the last line: nothing printed after it
-        scan.commits.append((0, ""))
-    return scan
-
-
-def read_log(path: Path) -> LogScan:
-    """Logs are diagnostics, not inputs with a format: undecodable bytes are replaced."""
-    try:
-        with path.open("r", encoding="utf-8", errors="replace") as handle:
-            return scan_log(path.name, handle)
-    except OSError as err:
-        raise InputError(f"cannot read log ({err.strerror or err})", path) from None
 
 
 def _quote(scans: Sequence[LogScan], bucket: str) -> tuple[int, str]:

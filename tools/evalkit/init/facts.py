@@ -260,14 +260,10 @@ def _file_facts(facts_file: str) -> dict[str, Any]:
     YAML's int/float/sexagesimal guessing; typed facts are parsed from that text by their
     kind. Comments and quoting keep their YAML meaning.
     """
-    from evalkit.inputs import read_text, yaml_error
+    from evalkit.boundedyaml import compose_bounded
+    from evalkit.inputs import read_text
 
-    try:
-        root = yaml.compose(read_text(facts_file), Loader=yaml.SafeLoader)
-    except yaml.YAMLError as err:
-        raise yaml_error(err, facts_file) from None
-    except RecursionError:
-        raise InputError("nested too deeply to be a facts file", facts_file) from None
+    root = compose_bounded(read_text(facts_file), facts_file)
     if root is None:
         return {}
     if not isinstance(root, yaml.MappingNode):

@@ -70,7 +70,7 @@ class ShardResult:
     records: list[Graded] = field(default_factory=list)
     stats: ScanStats = field(default_factory=ScanStats)
     flags: Counter = field(default_factory=Counter)
-    error: tuple[str, int] | None = None  # (message, line within the shard)
+    error: tuple[str, int | None] | None = None  # (message, line within the shard)
 
 
 def leaked_reasoning(text: str | None) -> bool:
@@ -117,7 +117,7 @@ def grade_shard(
                 )
             )
     except InputError as err:  # returned, not raised: the line number still needs fixing
-        result.error = (err.message, err.line or 0)
+        result.error = (err.message, err.line)  # None: the file, not a line, is at fault
     return result
 
 
@@ -154,13 +154,13 @@ def default_jobs(size: int) -> int:
 def regrade_file(
     path: str | Path, jobs: int | None = None, progress: Progress | None = None
 ) -> RegradeResult:
+    from evalkit.inputs import open_binary
+
     p = Path(path)
-    try:
-        size = p.stat().st_size
-    except FileNotFoundError:
-        raise InputError("no such file", p) from None
-    if p.is_dir():
-        raise InputError("is a directory, expected a rollouts .jsonl file", p)
+    # Opened once up front: a missing, unreadable or special file (FIFO, device) is one
+    # line naming it before any worker starts.
+    with open_binary(p, "a rollouts .jsonl file") as handle:
+        size = os.fstat(handle.fileno()).st_size
     jobs = default_jobs(size) if jobs is None else max(1, jobs)
     shards = _shards(size, jobs)
     results = None
@@ -195,7 +195,7 @@ def _combine(p: Path, results: list[ShardResult], jobs: int) -> RegradeResult:
     for shard in results:
         if shard.error is not None:
             message, line = shard.error
-            raise InputError(message, p, offset + line)
+            raise InputError(message, p, None if line is None else offset + line)
         for rec in shard.records:
             rec.line += offset
         records.extend(shard.records)

@@ -87,9 +87,56 @@ def _artifacts_run(artifacts: Path) -> TaskRun:
     return TaskRun(artifacts.name, artifacts, artifacts, logs if logs.is_dir() else None)
 
 
+def _real(path: Path) -> Path:
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError) as err:  # RuntimeError: a loop, on Python < 3.13
+        if isinstance(err, RuntimeError) or "loop" in str(err).lower():
+            raise InputError("symbolic link loop", path) from None
+        raise InputError(f"cannot read ({getattr(err, 'strerror', None) or err})", path) from None
+
+
+def _run_files(task: TaskRun) -> list[Path]:
+    """The files evalkit may read in a task run (a dangling name is skipped: absent)."""
+    names = [task.task_dir / "run.sub"]
+    names += [task.artifacts_dir / marker for marker in ARTIFACT_MARKERS]
+    for directory in (task.logs_dir, task.task_dir / "logs"):
+        if directory is not None and directory.is_dir():
+            names += sorted(directory.glob("*.log"))
+    return [n for n in dict.fromkeys(names) if n.is_symlink() or n.exists()]
+
+
+def confine(task: TaskRun) -> TaskRun:
+    """Refuse a run whose files evalkit would read lead out of the task directory (a
+    symlink `run.sub -> /etc/shadow` is never read, nor quoted back) or are not regular
+    files (a FIFO would hang the read, `-> /dev/zero` would never end). One line each."""
+    from evalkit.inputs import special_kind
+
+    inside = _real(task.task_dir)
+    for name in _run_files(task):
+        if name.is_symlink():
+            target = _real(name)
+            if target != inside and inside not in target.parents:
+                raise InputError(
+                    f"symbolic link leaves the run directory (-> {target}); not followed", name
+                )
+        try:
+            mode = name.stat().st_mode
+        except OSError as err:
+            raise InputError(f"cannot read ({err.strerror or err})", name) from None
+        kind = special_kind(mode)
+        if kind is not None:
+            raise InputError(f"is {kind}, not a run file; not read", name)
+    return task
+
+
 def resolve_task_runs(path: str | Path) -> list[TaskRun]:
-    """Task runs under PATH: an invocation dir, a task dir, or an artifacts dir."""
-    p = Path(path)
+    """Task runs under PATH: an invocation dir, a task dir, or an artifacts dir; each
+    checked by `confine`."""
+    return [confine(task) for task in _resolve(Path(path))]
+
+
+def _resolve(p: Path) -> list[TaskRun]:
     if not p.exists():
         raise InputError("no such file or directory", p)
     if p.is_file():
@@ -100,10 +147,13 @@ def resolve_task_runs(path: str | Path) -> list[TaskRun]:
         return [_artifacts_run(p)]
     if _is_task_dir(p):
         return [_task_run(p)]
-    tasks = sorted(
-        (child for child in p.iterdir() if child.is_dir() and _is_task_dir(child)),
-        key=lambda d: d.name,
-    )
+    try:
+        tasks = sorted(
+            (child for child in p.iterdir() if child.is_dir() and _is_task_dir(child)),
+            key=lambda d: d.name,
+        )
+    except OSError as err:  # permission denied, a directory that vanished
+        raise InputError(f"cannot list directory ({err.strerror or err})", p) from None
     if not tasks:
         raise InputError(
             "no task runs found (expected <task>.<idx>/ with artifacts/ or logs/, "

@@ -222,6 +222,8 @@ def iter_raw_lines(
                 # must still be UTF-8 (a cheap test when the line is pure ASCII).
                 if not raw.isascii():
                     raw.decode("utf-8")
+            except RecursionError:
+                raise InputError("JSON nesting too deep", path, line_no) from None
             except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError) as err:
                 if not raw.endswith(b"\n"):
                     stats.truncated_last_line = True

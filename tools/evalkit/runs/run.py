@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError
+from evalkit.inputs import iter_log_lines, open_binary
 from evalkit.runs.layout import TaskRun, resolve_task_runs
 from evalkit.runs.rollouts import Rollout, ScanStats, iter_rollouts
 from evalkit.runs.settings import SAMPLING_KEYS, RunSettings, read_run_settings
@@ -33,7 +34,8 @@ _SHA40 = re.compile(r"\b[0-9a-fA-F]{40}\b")
 _INVOCATION_DIR = re.compile(r"^\d{8}_\d{6}-([0-9a-f]{8,})$")
 _INVOCATION_VAR = re.compile(r"""NEL_INVOCATION_ID=["']?([0-9A-Za-z-]+)""")
 _CONTAINER_IMAGE = re.compile(r"--container-image[= ]+\"?([^\s\"]+)")
-_CHECKPOINT_MOUNT = re.compile(r"([^\s,\"':]+):/checkpoint\b")
+_MOUNT_TARGET = re.compile(r":/checkpoint\b")
+_MOUNT_STOP = frozenset(" \t\r\n\f\v,\"':")  # what ends a mount's source path
 
 ItemKey = tuple  # MRCR: (random_string_to_prepend, n_needles, expected_answer); else (digest,)
 
@@ -172,10 +174,10 @@ class Run(TaskRun):
         checkpoint = next((s.checkpoint for s in found if s.checkpoint), None)
         run_sub = _read_run_sub(self.task_dir / "run.sub")
         for line in run_sub.splitlines():
-            mount = _CHECKPOINT_MOUNT.search(line)
-            if mount is None:
+            source = checkpoint_mount(line)
+            if source is None:
                 continue
-            checkpoint = checkpoint or mount.group(1)
+            checkpoint = checkpoint or source
             match = _CONTAINER_IMAGE.search(line)
             image = image or (match.group(1) if match else None)
             break
@@ -189,6 +191,19 @@ class Run(TaskRun):
             image=image,
             gym_version=gym_version(self.gym_versions),
         )
+
+
+def checkpoint_mount(line: str) -> str | None:
+    """The source of the first `<path>:/checkpoint` mount on a line, in linear time: the
+    target is found first, then the path walked back to its separator (a regex that
+    starts the path anywhere is quadratic on one long token: 1 MB took minutes)."""
+    for match in _MOUNT_TARGET.finditer(line):
+        end = start = match.start()
+        while start > 0 and line[start - 1] not in _MOUNT_STOP:
+            start -= 1
+        if start < end:
+            return line[start:end]
+    return None
 
 
 def as_run(task: TaskRun) -> Run:
@@ -252,7 +267,7 @@ def response_copies_prompt(path: Path, offset: int) -> bool:
     following) OFFSET is, prefix removed, a verbatim copy of text in its own prompt."""
     from evalkit.runs.rollouts import _to_rollout, decode_line
 
-    with path.open("rb") as handle:
+    with open_binary(path, "a rollouts .jsonl file") as handle:
         handle.seek(offset)
         for raw in handle:
             if raw.strip():
@@ -335,11 +350,13 @@ def _other_settings(run: Run) -> list[RunSettings]:
 
 
 def _read_run_sub(path: Path) -> str:
+    from evalkit.inputs import read_bytes
+
     if not path.is_file():
         return ""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        return read_bytes(path).decode("utf-8", errors="replace")
+    except InputError:
         return ""  # provenance is a report, not a check: an unreadable run.sub shows blanks
 
 
@@ -361,15 +378,14 @@ def read_gym_versions(logs_dir: Path | None) -> list[tuple[str, int, str]]:
     found: list[tuple[str, int, str]] = []
     for log in sorted(logs_dir.glob("client-*.log")):
         try:
-            with log.open("r", encoding="utf-8", errors="replace") as handle:
-                after = False
-                for line_no, line in enumerate(handle, start=1):
-                    if after and line.strip():
-                        found.append((log.name, line_no, line.strip()[:200]))
-                        after = False
-                    if any(banner in line for banner in GYM_VERSION_BANNERS):
-                        after = True
-        except OSError:
+            after = False
+            for line_no, line in enumerate(iter_log_lines(log), start=1):
+                if after and line.strip():
+                    found.append((log.name, line_no, line.strip()[:200]))
+                    after = False
+                if any(banner in line for banner in GYM_VERSION_BANNERS):
+                    after = True
+        except InputError:
             continue
     return found
 
@@ -394,6 +410,7 @@ __all__ = [
     "Run",
     "RolloutPass",
     "as_run",
+    "checkpoint_mount",
     "gym_version",
     "load_runs",
     "read_gym_versions",

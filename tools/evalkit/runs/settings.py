@@ -172,14 +172,17 @@ def embedded_configs(run_sub_text: str) -> list[Any]:
     import base64
     import binascii
 
-    import yaml
+    from evalkit.errors import InputError
+    from evalkit.inputs import parse_yaml
 
     found = []
-    for blob, _name in _EMBEDDED_FILE.findall(run_sub_text):
+    for blob, name in _EMBEDDED_FILE.findall(run_sub_text):
         try:
-            found.append(yaml.safe_load(base64.b64decode(blob).decode("utf-8")))
-        except (binascii.Error, UnicodeDecodeError, yaml.YAMLError):
-            continue  # not ours to judge: the launcher wrote it, the job read it
+            found.append(parse_yaml(base64.b64decode(blob).decode("utf-8"), name))
+        except (binascii.Error, UnicodeDecodeError, InputError):
+            # Not ours to judge (the launcher wrote it, the job read it); a blob past the
+            # YAML bounds is skipped the same way, so it costs no more than its parse.
+            continue
     return found
 
 

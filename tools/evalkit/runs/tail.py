@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.inputs import open_binary
+from evalkit.inputs import iter_capped_lines, open_binary
 
 
 @dataclass
@@ -26,6 +26,8 @@ class Tail:
     line_no: int = 0  # number of the last complete line handed out
     partial_bytes: int = 0  # bytes of an unfinished last line seen on the last read
     restarted: bool = False  # the last read started over from byte 0
+    line_cap: int | None = None  # logs: keep at most this many bytes of one line
+    last_length: int = 0  # bytes in the file of the last line handed out
     _identity: tuple[int, int] | None = None  # (device, inode) of the file we follow
 
     def exists(self) -> bool:
@@ -46,7 +48,8 @@ class Tail:
 
     def lines(self, limit_bytes: int | None = None) -> Iterator[tuple[int, bytes]]:
         """(line number, raw line with its newline) for each complete line appended since
-        the last read. Stop early after about `limit_bytes` (the rest comes next time).
+        the last read; with `line_cap`, a longer line comes cut to that many bytes. Stop
+        early after about `limit_bytes` (the rest comes next time).
 
         `restarted` is set before the first line is read, so a caller can reset its
         counts first; the offset moves with each line the caller takes."""
@@ -61,13 +64,18 @@ class Tail:
         try:
             handle.seek(self.offset)
             read = 0
-            for raw in handle:
+            if self.line_cap is None:
+                stream = ((raw, len(raw)) for raw in handle)
+            else:
+                stream = iter_capped_lines(handle, self.line_cap)
+            for raw, length in stream:
                 if not raw.endswith(b"\n"):
-                    self.partial_bytes = len(raw)  # a write in progress
+                    self.partial_bytes = length  # a write in progress
                     break
-                self.offset += len(raw)
+                self.offset += length
                 self.line_no += 1
-                read += len(raw)
+                self.last_length = length
+                read += length
                 yield self.line_no, raw
                 if limit_bytes is not None and read >= limit_bytes:
                     break

@@ -13,8 +13,9 @@ from pathlib import Path, PurePosixPath
 import yaml
 from markdown_it import MarkdownIt
 
+from evalkit.boundedyaml import load_bounded
 from evalkit.errors import InputError
-from evalkit.inputs import decode_text, read_bytes
+from evalkit.inputs import decode_text, read_bytes, special_kind
 from evalkit.skillcheck.config import Settings
 from evalkit.skillcheck.model import (
     CodeSpan,
@@ -49,7 +50,9 @@ SKIPPED_PATHS = frozenset({PurePosixPath("tests/fixtures")})
 MAX_TEXT_BYTES = 2_000_000
 
 _MARKDOWN = MarkdownIt("commonmark").enable("table")
-_DISABLE = re.compile(r"<!--\s*evalkit:\s*disable=([A-Za-z0-9_, ]+?)\s*-->")
+# Codes separated by commas and spaces, each piece unambiguous: a lazy `[..., ]+?\s*`
+# backtracks quadratically on a long run of spaces.
+_DISABLE = re.compile(r"<!--\s*evalkit:\s*disable=([A-Za-z0-9_,]+(?: +[A-Za-z0-9_,]+)*)\s*-->")
 
 
 def load_skill(root: str | Path, settings: Settings | None = None) -> SkillTree:
@@ -64,7 +67,9 @@ def load_skill(root: str | Path, settings: Settings | None = None) -> SkillTree:
     text_files: list[TextFile] = []
     skill_md: MarkdownDoc | None = None
     frontmatter = Frontmatter(data=None)
+    inside = _real(root, root)
     for rel in _walk(root):
+        _confined(root / rel, inside)
         text = _read_text(root / rel, strict=rel.suffix == ".md")
         if text is None:
             continue
@@ -103,9 +108,38 @@ def _walk(root: Path):
             yield rel_dir / name
 
 
+def _real(path: Path, shown: Path) -> Path:
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError) as err:  # RuntimeError: a loop, on Python < 3.13
+        loop = isinstance(err, RuntimeError) or "loop" in str(err).lower()
+        problem = "symbolic link loop" if loop else "dangling symbolic link"
+        raise InputError(problem, shown) from None
+
+
+def _confined(path: Path, inside: Path) -> None:
+    """A symlink may point elsewhere in the skill; one that leaves it (`b.md -> /etc/shadow`)
+    is refused, so check-skill never reads, or quotes, a file outside the skill."""
+    if not path.is_symlink():
+        return
+    target = _real(path, path)
+    if target != inside and inside not in target.parents:
+        raise InputError(
+            f"symbolic link leaves the skill directory (-> {target}); not followed", path
+        )
+
+
 def _read_text(path: Path, strict: bool) -> str | None:
-    """The file's text; None for binary or oversized files (unless strict: markdown must read)."""
-    if not strict and path.stat().st_size > MAX_TEXT_BYTES:
+    """The file's text; None for binary or oversized files (unless strict: markdown must read).
+    A FIFO, device or socket is refused (never opened for a blocking or endless read)."""
+    try:
+        info = path.stat()
+    except OSError as err:
+        raise InputError(f"cannot read ({err.strerror or err})", path) from None
+    kind = special_kind(info.st_mode)
+    if kind is not None:
+        raise InputError(f"is {kind}, not a file of the skill; not read", path)
+    if not strict and info.st_size > MAX_TEXT_BYTES:
         return None
     data = read_bytes(path)
     try:
@@ -138,8 +172,19 @@ def split_frontmatter(text: str) -> tuple[Frontmatter, str]:
 
 def _parse_frontmatter_yaml(block: str, end_line: int) -> Frontmatter:
     try:
-        node = yaml.compose(block, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(block)
+        node = yaml.compose(block, Loader=yaml.SafeLoader)  # pure Python: no C recursion
+        data = load_bounded(block, "frontmatter")  # alias, depth and size bounds
+    except RecursionError:
+        return Frontmatter(
+            data=None, error="frontmatter nested too deeply", error_line=2, end_line=end_line
+        )
+    except InputError as err:
+        return Frontmatter(
+            data=None,
+            error=f"frontmatter: {err.message}",
+            error_line=(err.line or 1) + 1,  # block line 1 is file line 2
+            end_line=end_line,
+        )
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
