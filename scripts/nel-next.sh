@@ -3,15 +3,19 @@
 # environment, so the nel 0.2.6 launcher elsewhere on PATH is never replaced or called.
 set -euo pipefail
 
-readonly PINNED_SPEC='nemo-evaluator[harbor,export] @ git+https://github.com/NVIDIA-NeMo/Evaluator.git@4d081325170aababd0c8f27c58bed31a81ce82ac'
-readonly PYTHON_VERSION=3.12   # nemo-evaluator needs >=3.12,<3.14
+readonly PINNED_COMMIT=4d081325170aababd0c8f27c58bed31a81ce82ac
+readonly DEFAULT_ORIGIN=https://github.com/NVIDIA-NeMo/Evaluator.git
+readonly EXTRAS='harbor,export'
 
-spec=${NEL_NEXT_SPEC:-$PINNED_SPEC}
+origin=${NEL_NEXT_ORIGIN:-$DEFAULT_ORIGIN}
+spec=${NEL_NEXT_SPEC:-"nemo-evaluator[$EXTRAS] @ git+$origin@$PINNED_COMMIT"}
 env_home=${NEL_NEXT_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/evalkit/nel-next}
 venv=$env_home/venv
 env_nel=$venv/bin/nel
 env_python=$venv/bin/python
 spec_stamp=$venv/.evalkit-spec
+# Use an installed interpreter; never let uv fetch one (login nodes often cannot).
+export UV_PYTHON_DOWNLOADS=never
 
 prog=$(basename "$0")
 
@@ -26,14 +30,22 @@ Runs nel-next from a private environment in:
   $venv
 installed from:
   $spec
-(set NEL_NEXT_SPEC only to test another build; NEL_NEXT_HOME moves the environment).
 
   --setup-only   create or update the environment, then exit
-  --which        print the path of the nel inside the environment
-  --version      print the installed nemo-evaluator version and the spec
-  mlflow-push    copy a finished SLURM run's merged eval-*.json files from the cluster
-                 and export them with 'nel export --dest mlflow' (traces off); reads
-                 cluster.hostname/username, output.dir and output.export_config.mlflow
+  --which        print the path of the nel inside the environment (never installs)
+  --version      print the installed nemo-evaluator version and the spec (never installs)
+  mlflow-push    copy a finished SLURM run directory (merged results; logs when
+                 copy_logs is true) from the cluster and export it with
+                 'nel export --dest mlflow' (traces off); reads cluster.hostname/username,
+                 output.dir and output.export_config.mlflow
+
+Environment:
+  NEL_NEXT_ORIGIN  a git mirror of NVIDIA-NeMo/Evaluator holding commit $PINNED_COMMIT
+  NEL_NEXT_SPEC    any other pip spec, e.g. a local wheel
+                   '/path/nemo_evaluator-X-py3-none-any.whl[$EXTRAS]'
+                   (record it with the scores; leave unset for scored runs)
+  NEL_NEXT_PYTHON  a Python 3.12 or 3.13 (default: python3.12, python3.13, python3 on PATH)
+  NEL_NEXT_HOME    where the environment lives
 Other arguments go unchanged to that environment's nel.
 EOF
 }
@@ -51,21 +63,77 @@ env_is_current() {
   [ -x "$env_nel" ] && [ -f "$spec_stamp" ] && [ "$(cat "$spec_stamp")" = "$spec" ]
 }
 
+require_env() {
+  env_is_current || die "environment not set up for this spec; run: $prog --setup-only"
+}
+
+# nemo-evaluator needs Python >=3.12,<3.14.
+python_fits() {
+  "$1" -c 'import sys; sys.exit(not (3, 12) <= sys.version_info[:2] < (3, 14))' >/dev/null 2>&1
+}
+
+find_python() {
+  if [ -n "${NEL_NEXT_PYTHON:-}" ]; then
+    python_fits "$NEL_NEXT_PYTHON" \
+      || die "NEL_NEXT_PYTHON=$NEL_NEXT_PYTHON is not a working Python 3.12 or 3.13"
+    printf '%s\n' "$NEL_NEXT_PYTHON"
+    return
+  fi
+  local candidate
+  for candidate in python3.12 python3.13 python3; do
+    if command -v "$candidate" >/dev/null 2>&1 && python_fits "$candidate"; then
+      command -v "$candidate"
+      return
+    fi
+  done
+  die "no Python 3.12 or 3.13 on PATH (uv may not download one here): install one, or set NEL_NEXT_PYTHON=/path/to/python3.12"
+}
+
+way_out="set NEL_NEXT_ORIGIN to a git mirror holding $PINNED_COMMIT, or NEL_NEXT_SPEC to a local wheel ('/path/nemo_evaluator-X.whl[$EXTRAS]') or an index release ('nemo-evaluator[$EXTRAS]==0.3.0', which lacks proxy.model_traffic)"
+
+# A git spec's repository URL, or nothing for wheels and index releases.
+spec_git_url() {
+  case $spec in
+    *git+*)
+      local url=${spec#*git+}
+      printf '%s\n' "${url%@*}"
+      ;;
+  esac
+}
+
+check_origin() {
+  local url
+  url=$(spec_git_url)
+  [ -n "$url" ] || return 0
+  command -v git >/dev/null 2>&1 \
+    || die "git is not on PATH but the spec installs from $url: install git, or $way_out"
+  GIT_TERMINAL_PROMPT=0 timeout "${NEL_NEXT_GIT_TIMEOUT:-30}" git ls-remote "$url" HEAD >/dev/null 2>&1 \
+    || die "cannot reach $url (git ls-remote failed): $way_out"
+}
+
 ensure_env() {
   env_is_current && return 0
-  command -v uv >/dev/null 2>&1 || die "uv is required on PATH; install uv first"
-  echo "$prog: installing $spec into $venv" >&2
+  command -v uv >/dev/null 2>&1 \
+    || die "uv is not on PATH: install it ('pip install uv' from your package index) and retry"
+  local python
+  python=$(find_python) || exit 1
+  check_origin
+  echo "$prog: installing $spec into $venv (Python: $python)" >&2
   mkdir -p "$env_home"
   if [ -d "$venv" ]; then
     rm -rf -- "$venv"
   fi
-  uv venv --quiet --python "$PYTHON_VERSION" "$venv" >&2
-  uv pip install --quiet --python "$env_python" "$spec" >&2
+  local log=$env_home/install.log
+  uv venv --quiet --python "$python" "$venv" >"$log" 2>&1 \
+    || die "uv could not create $venv with $python: $(tail -n 1 "$log")"
+  uv pip install --quiet --python "$env_python" "$spec" >"$log" 2>&1 \
+    || die "could not install $spec: $(grep -v '^[[:space:]]*$' "$log" | tail -n 1) (full output: $log); $way_out"
   [ -x "$env_nel" ] || die "installation finished but $env_nel is missing"
   printf '%s\n' "$spec" >"$spec_stamp"
 }
 
-# Print host, user, output dir, tracking URI, then one exporter override per line.
+# Print host, user, output dir, tracking URI, copy_logs, then tagged lines:
+# "exclude<TAB>pattern" and "opt<TAB>key=value" (one exporter override each).
 read_push_settings() {
   "$env_python" - "$1" <<'PY'
 import json
@@ -75,13 +143,18 @@ import sys
 
 import yaml
 
-ref = re.compile(r"\$\{(?:oc\.env:)?([A-Za-z_][A-Za-z0-9_]*)(?:(?::-|,)([^}]*))?\}")
+# nel-next's own grammar (config/eval_config.py, _ENV_RE and _expand_env): ${VAR} and
+# ${VAR:-default} from the shell, $${ escapes; no OmegaConf resolvers such as oc.env.
+ref = re.compile(r"\$\{(\w+)(?::-(.*?))?\}")
+escape = "\x00esc\x00"
 
 
 def expand(value):
     if not isinstance(value, str):
         return value
-    return ref.sub(lambda m: os.environ.get(m.group(1)) or (m.group(2) or ""), value)
+    protected = value.replace("$${", escape)
+    out = ref.sub(lambda m: os.environ.get(m.group(1), m.group(2) or ""), protected)
+    return out.replace(escape, "${")
 
 
 def fail(message):
@@ -106,14 +179,19 @@ uri = expand(mlflow.pop("tracking_uri", "") or "")
 for name, value in (("cluster.hostname", host), ("output.dir", out_dir)):
     if not value or value == "???":
         fail(f"{sys.argv[1]}: {name} is not set")
+if "${" in user:
+    fail(f"{sys.argv[1]}: cluster.username {user!r} is not a shell variable nel-next expands")
 print(host)
 print(user)
 print(out_dir)
 print(uri)
+print("true" if mlflow.get("copy_logs") is True else "false")
+for pattern in mlflow.get("exclude_patterns") or []:
+    print(f"exclude\t{pattern}")
 for key, value in mlflow.items():
     value = expand(value)
     text = value if isinstance(value, str) else json.dumps(value)
-    print(f"{key}={text}")
+    print(f"opt\t{key}={text}")
 PY
 }
 
@@ -138,29 +216,49 @@ mlflow_push() {
   settings=$(read_push_settings "$config") || exit 2
   local -a lines
   mapfile -t lines <<<"$settings"
-  local host=${lines[0]} user=${lines[1]} out_dir=${lines[2]} uri=${lines[3]}
+  local host=${lines[0]} user=${lines[1]} out_dir=${lines[2]} uri=${lines[3]} copy_logs=${lines[4]}
   [ -n "$uri" ] || usage_error "no MLflow tracking URI: set MLFLOW_TRACKING_URI (or output.export_config.mlflow.tracking_uri in $config)"
   local remote=$host
   [ -z "$user" ] || remote=$user@$host
 
-  local stage=$env_home/runs/$run_id
-  mkdir -p "$stage"
-  local list=$stage/.files
-  # Merged bundles only: shard_* copies would be exported a second time.
-  # shellcheck disable=SC2029  # out_dir and run_id are meant to expand on this side
-  ssh "$remote" "find '$out_dir' -path '*$run_id*' -name 'eval-*.json' ! -path '*shard_*'" \
-    | sed 's|^/||' >"$list"
-  [ -s "$list" ] || die "no merged eval-*.json for run $run_id under $remote:$out_dir"
-  rsync -a --files-from="$list" "$remote:/" "$stage/"
-  echo "$prog: staged $(wc -l <"$list") file(s) in $stage" >&2
-
-  local -a export_args=(--dest mlflow -o "tracking_uri=$uri")
+  local -a excludes=(--exclude='shard_*') opts=()
   local line
-  for line in "${lines[@]:4}"; do
-    [ -n "$line" ] && export_args+=(-o "$line")
+  for line in "${lines[@]:5}"; do
+    case $line in
+      exclude$'\t'*) excludes+=(--exclude="${line#exclude$'\t'}") ;;
+      opt$'\t'*) opts+=(-o "${line#opt$'\t'}") ;;
+    esac
   done
-  export_args+=(-o emit_traces=false)
-  exec "$env_nel" export "$stage" "${export_args[@]}" "$@"
+
+  # Merged bundles sit at RUN_DIR/BENCH/eval-*.json; shard_* copies would count twice.
+  local found
+  # shellcheck disable=SC2029  # out_dir and run_id are meant to expand on this side
+  found=$(ssh "$remote" "find '$out_dir' -path '*$run_id*' -name 'eval-*.json' ! -path '*shard_*'")
+  [ -n "$found" ] || die "no merged eval-*.json for run $run_id under $remote:$out_dir"
+  local -a bench_dirs
+  mapfile -t bench_dirs < <(printf '%s\n' "$found" | xargs -n1 dirname | sort -u)
+  local run_dir
+  run_dir=$(printf '%s\n' "${bench_dirs[@]}" | xargs -n1 dirname | sort -u)
+  [ "$(printf '%s\n' "$run_dir" | wc -l)" -eq 1 ] \
+    || die "run $run_id matches more than one run directory under $remote:$out_dir: $(echo "$run_dir" | tr '\n' ' ')"
+
+  # nel export looks for eval-*.json one directory below the path it gets, and for
+  # copy_logs in PATH/logs: the stage mirrors the run directory.
+  local stage=$env_home/runs/$run_id
+  rm -rf -- "$stage"
+  mkdir -p "$stage"
+  local dir
+  for dir in "${bench_dirs[@]}"; do
+    rsync -a "${excludes[@]}" "$remote:$dir/" "$stage/$(basename "$dir")/"
+  done
+  if [ "$copy_logs" = true ]; then
+    rsync -a "${excludes[@]}" "$remote:$run_dir/logs/" "$stage/logs/" \
+      || echo "$prog: no logs copied from $remote:$run_dir/logs" >&2
+  fi
+  echo "$prog: staged $run_dir in $stage" >&2
+
+  exec "$env_nel" export "$stage" --dest mlflow -o "tracking_uri=$uri" "${opts[@]}" \
+    -o emit_traces=false "$@"
 }
 
 main() {
@@ -171,12 +269,9 @@ main() {
   case $1 in
     -h | --help) usage ;;
     --setup-only) ensure_env; echo "$prog: ready: $env_nel" >&2 ;;
-    --which)
-      env_is_current || die "environment not set up for this spec; run: $prog --setup-only"
-      printf '%s\n' "$env_nel"
-      ;;
+    --which) require_env; printf '%s\n' "$env_nel" ;;
     --version)
-      ensure_env
+      require_env
       printf 'nemo-evaluator %s\nspec: %s\nenv: %s\n' \
         "$("$env_python" -c 'import importlib.metadata as m; print(m.version("nemo-evaluator"))')" \
         "$spec" "$venv"

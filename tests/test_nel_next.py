@@ -16,10 +16,9 @@ import yaml
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = REPO / "scripts" / "nel-next.sh"
 TEMPLATE = REPO / "recipes" / "examples" / "example_eval_next.yaml"
-PINNED_SPEC = (
-    "nemo-evaluator[harbor,export] @ git+https://github.com/NVIDIA-NeMo/Evaluator.git"
-    "@4d081325170aababd0c8f27c58bed31a81ce82ac"
-)
+PIN = "4d081325170aababd0c8f27c58bed31a81ce82ac"
+ORIGIN = "https://github.com/NVIDIA-NeMo/Evaluator.git"
+PINNED_SPEC = f"nemo-evaluator[harbor,export] @ git+{ORIGIN}@{PIN}"
 
 
 def _write_exe(path: Path, body: str) -> None:
@@ -47,19 +46,42 @@ elif [ "$1" = pip ]; then
 fi
 """
 
+# ssh stub: the "cluster" is this machine, so the remote command runs here.
 SSH_STUB = """
 echo "ssh $*" >> "$STUB_LOG"
-cat "$STUB_FIND_OUTPUT"
+for last; do :; done
+bash -c "$last"
 """
 
-RSYNC_STUB = """
+# rsync stub: `rsync -a [--exclude=P ...] HOST:SRC/ DEST/` copies SRC locally, leaving out
+# names that match an exclude pattern (rsync's own matching for plain names and globs).
+RSYNC_STUB = f"""
 echo "rsync $*" >> "$STUB_LOG"
-list=""; dest=""
-for a; do
-  case $a in --files-from=*) list=${a#--files-from=} ;; esac
-  dest=$a
-done
-while read -r f; do mkdir -p "$dest/$(dirname "$f")"; echo '{}' > "$dest/$f"; done < "$list"
+exec {sys.executable} - "$@" <<'PY'
+import fnmatch, shutil, sys
+args = sys.argv[1:]
+pats = [a.split("=", 1)[1] for a in args if a.startswith("--exclude=")]
+src, dest = [a for a in args if not a.startswith("-")][-2:]
+src = src.split(":", 1)[1]
+ignore = lambda d, names: [n for n in names if any(fnmatch.fnmatch(n, p) for p in pats)]
+try:
+    shutil.copytree(src, dest, ignore=ignore, dirs_exist_ok=True)
+except FileNotFoundError:
+    sys.exit(23)
+PY
+"""
+
+# git stub: ls-remote succeeds unless STUB_GIT_FAIL is set (an unreachable origin).
+GIT_STUB = """
+echo "git $*" >> "$STUB_LOG"
+[ -z "${STUB_GIT_FAIL:-}" ] || { echo "fatal: unable to access" >&2; exit 128; }
+"""
+
+# Stands for an installed Python 3.12 (a guess at its behaviour: it passes the version
+# probe, everything else runs on this interpreter).
+PY312_STUB = f"""
+[ "$1" = -c ] && exit 0
+exec {sys.executable} "$@"
 """
 
 DECOY_NEL = """
@@ -76,6 +98,8 @@ def sandbox(tmp_path):
     _write_exe(stubs / "ssh", SSH_STUB)
     _write_exe(stubs / "rsync", RSYNC_STUB)
     _write_exe(stubs / "nel", DECOY_NEL)
+    _write_exe(stubs / "git", GIT_STUB)
+    _write_exe(stubs / "python3.12", PY312_STUB)
     log = tmp_path / "calls.log"
     log.touch()
     env = {
@@ -88,6 +112,7 @@ def sandbox(tmp_path):
 
     class Box:
         root = tmp_path
+        bin = stubs
         venv = tmp_path / "nel-next" / "venv"
 
         def run(self, *args: str, extra_env: dict[str, str] | None = None):
@@ -125,8 +150,9 @@ def test_which_needs_setup_then_points_into_the_env(sandbox):
     setup = sandbox.run("--setup-only")
     assert setup.returncode == 0, setup.stderr
     calls = sandbox.calls()
-    assert calls[0] == f"uv venv --quiet --python 3.12 {sandbox.venv}"
-    assert calls[1] == f"uv pip install --quiet --python {sandbox.venv}/bin/python {PINNED_SPEC}"
+    assert calls[0] == f"git ls-remote {ORIGIN} HEAD"
+    assert calls[1] == f"uv venv --quiet --python {sandbox.bin}/python3.12 {sandbox.venv}"
+    assert calls[2] == f"uv pip install --quiet --python {sandbox.venv}/bin/python {PINNED_SPEC}"
     which = sandbox.run("--which")
     assert which.returncode == 0
     assert which.stdout.strip() == f"{sandbox.venv}/bin/nel"
@@ -143,6 +169,7 @@ def test_spec_override_reinstalls(sandbox):
 
 
 def test_version_reports_spec(sandbox):
+    assert sandbox.run("--setup-only").returncode == 0
     shown = sandbox.run("--version")
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout.startswith("nemo-evaluator ")
@@ -167,26 +194,46 @@ PUSH_CONFIG = """
 cluster:
   type: slurm
   hostname: login.example
-  username: ${oc.env:PUSH_USER}
+  username: ${PUSH_USER}
 output:
-  dir: /lustre/evals/tb21
+  dir: OUT_DIR
   export: [mlflow]
   export_config:
     mlflow:
       tracking_uri: ${MLFLOW_TRACKING_URI}
       experiment_name: team/model-tb21
+      copy_logs: true
       exclude_patterns: ["shard*", "model_traffic.jsonl"]
       tags:
         temperature: "1.0"
 """
 
 
-def test_mlflow_push_stages_merged_results_and_exports(sandbox):
+def _fake_run(root: Path) -> Path:
+    """A finished sharded run on the 'cluster': merged bundle, shard copies, logs."""
+    out = root / "remote" / "lustre" / "evals"
+    run = out / "run42-tb21"
+    (run / "terminal_bench_2_1").mkdir(parents=True)
+    (run / "terminal_bench_2_1" / "eval-terminal_bench_2_1.json").write_text("{}")
+    (run / "terminal_bench_2_1" / "model_traffic.jsonl").write_text("{}\n")
+    (run / "shard_0" / "terminal_bench_2_1").mkdir(parents=True)
+    (run / "shard_0" / "terminal_bench_2_1" / "eval-terminal_bench_2_1.json").write_text("{}")
+    (run / "logs").mkdir()
+    (run / "logs" / "slurm-1.log").write_text("done\n")
+    return out
+
+
+def _push_setup(sandbox, copy_logs: bool = True) -> tuple[Path, Path]:
+    out = _fake_run(sandbox.root)
     cfg = sandbox.root / "next.yaml"
-    cfg.write_text(PUSH_CONFIG)
-    (sandbox.root / "find.out").write_text(
-        "/lustre/evals/tb21/run42/eval-terminal_bench_2_1.json\n"
-    )
+    text = PUSH_CONFIG.replace("OUT_DIR", str(out))
+    cfg.write_text(text if copy_logs else text.replace("copy_logs: true", "copy_logs: false"))
+    assert sandbox.run("--setup-only").returncode == 0
+    return cfg, out
+
+
+def test_mlflow_push_stages_the_run_directory_and_exports(sandbox):
+    cfg, out = _push_setup(sandbox)
     env = {"MLFLOW_TRACKING_URI": "http://mlflow.test:5000", "PUSH_USER": "alice"}
     pushed = sandbox.run(
         "mlflow-push", "-r", "run42", "-c", str(cfg), "--", "-o", "x=1", extra_env=env
@@ -194,12 +241,14 @@ def test_mlflow_push_stages_merged_results_and_exports(sandbox):
     assert pushed.returncode == 0, pushed.stderr
     calls = sandbox.calls()
     ssh = next(c for c in calls if c.startswith("ssh "))
-    assert ssh.startswith("ssh alice@login.example find '/lustre/evals/tb21' -path '*run42*'")
+    assert ssh.startswith(f"ssh alice@login.example find '{out}' -path '*run42*'")
     assert "! -path '*shard_*'" in ssh
-    rsync = next(c for c in calls if c.startswith("rsync "))
-    assert "alice@login.example:/" in rsync
     stage = sandbox.root / "nel-next" / "runs" / "run42"
-    assert (stage / "lustre/evals/tb21/run42/eval-terminal_bench_2_1.json").is_file()
+    # One directory deep, where nel export looks; logs beside it; no shard or traffic copy.
+    assert (stage / "terminal_bench_2_1" / "eval-terminal_bench_2_1.json").is_file()
+    assert (stage / "logs" / "slurm-1.log").is_file()
+    assert not (stage / "shard_0").exists()
+    assert not (stage / "terminal_bench_2_1" / "model_traffic.jsonl").exists()
     export = next(c for c in calls if c.startswith("env-nel export"))
     assert export.startswith(
         f"env-nel export {stage} --dest mlflow -o tracking_uri=http://mlflow.test:5000"
@@ -210,10 +259,27 @@ def test_mlflow_push_stages_merged_results_and_exports(sandbox):
     assert not any(c.startswith("DECOY") for c in calls)
 
 
+def test_mlflow_push_leaves_logs_without_copy_logs(sandbox):
+    cfg, _ = _push_setup(sandbox, copy_logs=False)
+    env = {"MLFLOW_TRACKING_URI": "http://m:5000", "PUSH_USER": "a"}
+    assert sandbox.run("mlflow-push", "-r", "run42", "-c", str(cfg), extra_env=env).returncode == 0
+    stage = sandbox.root / "nel-next" / "runs" / "run42"
+    assert (stage / "terminal_bench_2_1").is_dir()
+    assert not (stage / "logs").exists()
+
+
+def test_mlflow_push_refuses_oc_env_username(sandbox):
+    cfg, _ = _push_setup(sandbox)
+    cfg.write_text(cfg.read_text().replace("${PUSH_USER}", "${oc.env:PUSH_USER}"))
+    env = {"MLFLOW_TRACKING_URI": "http://m:5000", "PUSH_USER": "a"}
+    refused = sandbox.run("mlflow-push", "-r", "run42", "-c", str(cfg), extra_env=env)
+    assert refused.returncode == 2
+    assert "cluster.username" in refused.stderr
+    assert not any(c.startswith("ssh") for c in sandbox.calls())
+
+
 def test_mlflow_push_refuses_without_tracking_uri(sandbox):
-    cfg = sandbox.root / "next.yaml"
-    cfg.write_text(PUSH_CONFIG)
-    (sandbox.root / "find.out").write_text("/x/eval-a.json\n")
+    cfg, _ = _push_setup(sandbox)
     refused = sandbox.run(
         "mlflow-push", "-r", "run42", "-c", str(cfg), extra_env={"PUSH_USER": "a"}
     )
@@ -230,11 +296,9 @@ def test_mlflow_push_usage_errors(sandbox):
 
 
 def test_mlflow_push_fails_when_no_merged_results(sandbox):
-    cfg = sandbox.root / "next.yaml"
-    cfg.write_text(PUSH_CONFIG)
-    (sandbox.root / "find.out").write_text("")
+    cfg, _ = _push_setup(sandbox)
     env = {"MLFLOW_TRACKING_URI": "http://m:5000", "PUSH_USER": "a"}
-    failed = sandbox.run("mlflow-push", "-r", "run42", "-c", str(cfg), extra_env=env)
+    failed = sandbox.run("mlflow-push", "-r", "run99", "-c", str(cfg), extra_env=env)
     assert failed.returncode == 1
     assert "no merged eval-*.json" in failed.stderr
 
@@ -339,3 +403,106 @@ def test_env_example_lists_every_variable_the_templates_read():
     for required in ("NEMO_EVALUATOR_TRUST_PRE_CMD", "NEMO_EVALUATOR_TRUST_UNLISTED_TASKS"):
         assert required in listed
     assert not re.search(r"^[A-Z][A-Z0-9_]*=\S", env_example.read_text(), flags=re.M)
+
+
+# --- setup failure modes: one line naming what failed and the way out -------------
+
+
+def _one_line(text: str) -> str:
+    """The failure message: the one line besides the 'installing' progress note."""
+    lines = [ln for ln in text.splitlines() if ln.strip() and ": installing " not in ln]
+    assert len(lines) == 1, text
+    return lines[0]
+
+
+def test_version_and_which_never_install(sandbox):
+    for flag in ("--version", "--which"):
+        shown = sandbox.run(flag)
+        assert shown.returncode == 1
+        assert "--setup-only" in _one_line(shown.stderr)
+    assert sandbox.calls() == []
+    assert not sandbox.venv.exists()
+
+
+def test_unreachable_origin_names_the_ways_out(sandbox):
+    failed = sandbox.run("--setup-only", extra_env={"STUB_GIT_FAIL": "1"})
+    assert failed.returncode == 1
+    line = _one_line(failed.stderr)
+    assert f"cannot reach {ORIGIN}" in line
+    for way_out in ("NEL_NEXT_ORIGIN", "NEL_NEXT_SPEC", ".whl[harbor,export]"):
+        assert way_out in line
+    assert not any(c.startswith("uv") for c in sandbox.calls())
+
+
+def test_mirror_origin_installs_the_same_commit(sandbox):
+    mirror = "https://git.mirror.example/NVIDIA-NeMo/Evaluator.git"
+    done = sandbox.run("--setup-only", extra_env={"NEL_NEXT_ORIGIN": mirror})
+    assert done.returncode == 0, done.stderr
+    calls = sandbox.calls()
+    assert f"git ls-remote {mirror} HEAD" in calls
+    install = next(c for c in calls if c.startswith("uv pip install"))
+    assert install.endswith(f"nemo-evaluator[harbor,export] @ git+{mirror}@{PIN}")
+
+
+def test_local_wheel_spec_skips_the_git_probe(sandbox):
+    wheel = "/opt/wheels/nemo_evaluator-0.3.0-py3-none-any.whl[harbor,export]"
+    done = sandbox.run("--setup-only", extra_env={"NEL_NEXT_SPEC": wheel})
+    assert done.returncode == 0, done.stderr
+    calls = sandbox.calls()
+    assert not any(c.startswith("git") for c in calls)
+    assert calls[-1].endswith(wheel)
+
+
+def test_no_uv_says_so_in_one_line(sandbox):
+    (sandbox.bin / "uv").unlink()
+    failed = sandbox.run("--setup-only")
+    assert failed.returncode == 1
+    assert "uv is not on PATH" in _one_line(failed.stderr)
+
+
+def test_no_python_312_never_lets_uv_download_one(sandbox):
+    (sandbox.bin / "python3.12").unlink()  # leaves /usr/bin/python3, older than 3.12
+    failed = sandbox.run("--setup-only")
+    assert failed.returncode == 1
+    line = _one_line(failed.stderr)
+    assert "no Python 3.12 or 3.13 on PATH" in line and "NEL_NEXT_PYTHON" in line
+    assert not any(c.startswith("uv") for c in sandbox.calls())
+    bad = sandbox.run("--setup-only", extra_env={"NEL_NEXT_PYTHON": "/usr/bin/python3"})
+    assert "NEL_NEXT_PYTHON=/usr/bin/python3 is not a working Python 3.12" in bad.stderr
+
+
+def test_python_named_by_variable_is_used(sandbox):
+    named = sandbox.root / "py312"
+    named.write_text((sandbox.bin / "python3.12").read_text())
+    named.chmod(0o755)
+    (sandbox.bin / "python3.12").unlink()
+    done = sandbox.run("--setup-only", extra_env={"NEL_NEXT_PYTHON": str(named)})
+    assert done.returncode == 0, done.stderr
+    assert f"uv venv --quiet --python {named} {sandbox.venv}" in sandbox.calls()
+
+
+def test_uv_runs_with_python_downloads_off(sandbox):
+    (sandbox.bin / "uv").write_text(
+        '#!/usr/bin/env bash\necho "uv $* downloads=$UV_PYTHON_DOWNLOADS" >> "$STUB_LOG"\nexit 1\n'
+    )
+    failed = sandbox.run("--setup-only")
+    assert failed.returncode == 1
+    assert sandbox.calls()[-1].endswith("downloads=never")
+    assert "uv could not create" in _one_line(failed.stderr)
+
+
+def test_index_failure_quotes_uv_and_names_the_ways_out(sandbox):
+    uv = sandbox.bin / "uv"
+    uv.write_text(
+        uv.read_text().replace(
+            'elif [ "$1" = pip ]; then',
+            'elif [ "$1" = pip ]; then\n'
+            '  echo "error: Failed to fetch: https://pypi.org/simple/x/" >&2; exit 2\n'
+            "elif false; then",
+        )
+    )
+    failed = sandbox.run("--setup-only", extra_env={"NEL_NEXT_SPEC": "nemo-evaluator==0.3.0"})
+    assert failed.returncode == 1
+    line = _one_line(failed.stderr)
+    assert "could not install nemo-evaluator==0.3.0: error: Failed to fetch" in line
+    assert "NEL_NEXT_ORIGIN" in line and "install.log" in line

@@ -191,10 +191,22 @@ def run(args: argparse.Namespace) -> int:
         findings += check_pair(args.pair[0], args.pair[1], options)
     if args.with_launcher:
         from evalkit.preflight import launcher
+        from evalkit.preflight.runner import is_nel_next, load
 
         for path in configs:
-            print(f"evalkit preflight: running the launcher dry-run on {path}", file=sys.stderr)
-            result = launcher.dry_run(path, args.overrides, args.nel)
+            if is_nel_next(load(path, options).doc.data):  # NEL011: never the 0.2.6 launcher
+                result = launcher.nel_next_dry_run(path)
+                if result is None:
+                    print(
+                        f"evalkit preflight: {path} is a nel-next config and no nel-next "
+                        "environment is set up (scripts/nel-next.sh --setup-only): no dry-run",
+                        file=sys.stderr,
+                    )
+                    continue
+                print(f"evalkit preflight: running nel-next's dry-run on {path}", file=sys.stderr)
+            else:
+                print(f"evalkit preflight: running the launcher dry-run on {path}", file=sys.stderr)
+                result = launcher.dry_run(path, args.overrides, args.nel)
             findings += check_launcher(path, options, result)
 
     directives = {path: directives_for(path) for path in dict.fromkeys(configs)}

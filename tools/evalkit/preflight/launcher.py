@@ -244,3 +244,18 @@ def dry_run(
         result.rendered = rendered_scripts(proc.stdout)
         result.syntax_errors = bash_syntax_errors(result.rendered)
     return result
+
+
+def nel_next_dry_run(config: str, timeout: float = 900) -> LauncherResult | None:
+    """nel-next's own dry-run through scripts/nel-next.sh, or None when its environment is
+    not set up (the wrapper's --which never installs)."""
+    wrapper = ["bash", str(SKILL_ROOT / "scripts" / "nel-next.sh")]
+    ready = subprocess.run([*wrapper, "--which"], capture_output=True, text=True)
+    if ready.returncode != 0:
+        return None
+    command = [*wrapper, "eval", "run", str(Path(config).resolve()), "--dry-run"]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return LauncherResult(command, 124, "", f"nel-next dry-run timed out after {timeout:.0f} s")
+    return LauncherResult(command, proc.returncode, proc.stdout, proc.stderr)
