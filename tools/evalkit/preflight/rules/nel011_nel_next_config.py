@@ -26,7 +26,9 @@ benchmarks:
 
 ## Use instead
 Check it with nel-next's dry-run: `scripts/nel-next.sh eval run FILE --dry-run`
-(references/nel-next.md).
+(references/nel-next.md), or `evalkit preflight FILE --with-launcher`, which runs that
+dry-run once `scripts/nel-next.sh --setup-only` has built the environment (it never hands
+a nel-next config to the 0.2.6 launcher).
 """
 
 from evalkit.preflight.registry import Hit, rule
