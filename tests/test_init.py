@@ -145,11 +145,13 @@ def test_fp8_moe_mrcr_128k_is_sized_like_evalkit_size(run_cli, tmp_path):
     assert errors(out, FP8_MOE) == []
 
     # The oracle: `evalkit size` with the inputs the 128k variant implies. NEL604 wants
-    # --max-model-len = the trained context (262144) when that leaves answer room.
+    # --max-model-len = the trained context (262144) when that leaves answer room. The
+    # reference load 256 preempts here, so init serves TP 8 at load 14
+    # (tests/test_init_fit.py has that arithmetic by hand).
     sized = size_json(
         run_cli, FP8_MOE, "--gpu-mem-gib", "80", "--gpus-per-node", "8",
-        "--max-model-len", "262144", "--parallelism", "256", "--num-instances", "2",
-        "--num-nodes", "2", "--gpu-memory-utilization", "0.95",
+        "--max-model-len", "262144", "--parallelism", "14", "--num-instances", "2",
+        "--num-nodes", "2", "--gpu-memory-utilization", "0.95", "--tensor-parallel-size", "8",
     )  # fmt: skip
     assert_sized_as(text, sized)
     # The same topology by hand, independent of sizing.plan (fixture: 94 layers, all
@@ -262,7 +264,18 @@ def test_template_comments_survive(run_cli, tmp_path):
     ]
     assert comments
     stripped = {line.strip() for line in written}
-    assert [c for c in comments if c not in stripped and c != "#"] == []
+    # The header and the blocks above the values init decides are replaced by init's own
+    # notes (tests/test_init_comments.py); every other template comment stays.
+    from evalkit.init.comments import clear_template_prose
+    from evalkit.init.textedit import Doc
+
+    doc = Doc(MRCR_TEMPLATE.read_text(), "template")
+    clear_template_prose(doc, "mrcr")
+    body = doc.lines[next(i for i, x in enumerate(doc.lines) if x.startswith("defaults:")) :]
+    kept = [x.strip() for x in body if x.strip().startswith("#") and x.strip() != "#"]
+    assert len(kept) > 30
+    assert [c for c in kept if c not in stripped] == []
+    assert "# Never cap MRCR output: the answer reproduces a whole earlier turn." in kept
 
 
 # -- launcher: the real nel 0.2.6 dry-run ------------------------------------------------
@@ -433,9 +446,10 @@ def test_baseline_of_differs_only_in_checkpoint_values(run_cli, tmp_path):
     b, c = yaml.safe_load(base.read_text()), yaml.safe_load(cand.read_text())
     assert b["evaluation"] == c["evaluation"]
     assert b["deployment"]["kv_cache_dtype"] == "auto"
+    load = str(c["evaluation"]["nemo_evaluator_config"]["config"]["params"]["parallelism"])
     sized = size_json(
         run_cli, FP8_MOE_BF16, "--gpu-mem-gib", "80", "--gpus-per-node", "8",
-        "--max-model-len", "262144", "--parallelism", "256", "--num-instances", "2",
+        "--max-model-len", "262144", "--parallelism", load, "--num-instances", "2",
         "--num-nodes", "2", "--gpu-memory-utilization", "0.95",
     )  # fmt: skip
     assert command_flag(base.read_text(), "--tensor-parallel-size") == str(
