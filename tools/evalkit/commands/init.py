@@ -92,6 +92,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="launcher for --check's dry-run (default: scripts/nel-gym.sh, else nel on PATH)",
     )
     parser.add_argument(
+        "--env-file",
+        metavar="PATH",
+        help="dotenv file for --check's dry-run and the printed commands (default: ./.env, "
+        "which nel reads by itself)",
+    )
+    parser.add_argument(
         "--baseline-of",
         metavar="CONFIG",
         help="write the baseline config for this candidate config (see above)",
@@ -251,8 +257,8 @@ def run(args: argparse.Namespace) -> int:
         result = build(args.task, given, args.checkpoint)
     if args.check and not args.output:
         raise UsageError("--check checks the written file: give -o PATH")
-    if args.nel and not args.check:
-        raise UsageError("--nel only applies with --check")
+    if (args.nel or args.env_file) and not args.check:
+        raise UsageError("--nel and --env-file only apply with --check")
     written = _write(result, args) if result.ok else []
     if args.check and result.ok:
         return _check(result, written, args, given)
@@ -282,12 +288,13 @@ def _check(result, written, args, given) -> int:
     for rendered, path in zip(result.configs, written, strict=True):
         doc["decisions"][path] = check.decisions(rendered)
         found = check.preflight(path, args.checkpoint, context)
-        run = check.dry_run(path, args.nel)
+        run = check.dry_run(path, args.nel, args.env_file)
         doc["checks"][path] = {"preflight": found, "dry_run": run}
         failed |= any(f["severity"] == "error" for f in found) or run.get("accepted") is False
         canary = rendered.output.role != "gdpval"  # limit_samples never reaches GDPVal's gym
-        doc["commands"][path] = check.commands(path, gym or rendered.output.role == "gdpval",
-                                               canary)  # fmt: skip
+        doc["commands"][path] = check.commands(
+            path, gym or rendered.output.role == "gdpval", canary, args.env_file
+        )
     if args.format == "json":
         write_json(doc)
     else:

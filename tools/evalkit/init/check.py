@@ -115,7 +115,7 @@ def preflight(path: str, checkpoint_dir: str, context: int | None) -> list[dict]
     ]
 
 
-def dry_run(path: str, nel: str | None) -> dict:
+def dry_run(path: str, nel: str | None, env_file: str | None = None) -> dict:
     """The pinned launcher's dry-run: --nel, else scripts/nel-gym.sh, else nel on PATH."""
     from evalkit.preflight import launcher
 
@@ -126,7 +126,7 @@ def dry_run(path: str, nel: str | None) -> dict:
     saved = {k: os.environ.get(k) for k in TRUST}
     os.environ.update(TRUST)
     try:
-        result = launcher.dry_run(path, [], nel)
+        result = launcher.dry_run(path, [], nel, env_file=env_file)
     finally:
         for key, value in saved.items():
             if value is None:
@@ -150,9 +150,9 @@ def dry_run(path: str, nel: str | None) -> dict:
     return out
 
 
-def commands(path: str, gym: bool, canary: bool) -> dict:
+def commands(path: str, gym: bool, canary: bool, env_file: str | None = None) -> dict:
     nel = "scripts/nel-gym.sh" if gym else "nel"
-    run = f"{nel} run --config {shlex.quote(path)} --env-file .env"
+    run = f"{nel} run --config {shlex.quote(path)} --env-file {shlex.quote(env_file or '.env')}"
     out = {
         "export": "export " + " ".join(f"{k}={v}" for k, v in TRUST.items()),
         "dry_run": f"{run} --dry-run",
