@@ -110,7 +110,7 @@ def test_log_secrets_do_not_reach_any_output(run_cli, canary, tmp_path):
 
 
 def test_every_shape_is_redacted_with_its_label():
-    for label, _, _, source in SHAPES:
+    for _label, _, _, source in SHAPES:
         assert source  # each shape names where its format is defined
     text = " ".join(SECRETS.values())
     shown = redact_text(text)
