@@ -75,7 +75,10 @@ def test_pair_does_not_print_pre_cmd(run_cli, tmp_path):
         assert_no_secret(out, err)
 
 
-LOG_LINE = f"Traceback: HF_TOKEN={SECRETS['hf']} export NGC_API_KEY={SECRETS['plain']}\n"
+LOG_LINE = (
+    f"Traceback (most recent call last): HF_TOKEN={SECRETS['hf']} "
+    f"export NGC_API_KEY={SECRETS['plain']}\n"
+)
 
 
 def _poison_logs(canary):
@@ -102,6 +105,8 @@ def test_log_secrets_do_not_reach_any_output(run_cli, canary, tmp_path):
     ):
         code, out, err = run_cli(*argv)
         assert code in (0, 1), (argv, err)
+        if argv[0] == "validate":
+            assert "<redacted:" in out  # the log line is quoted, its secret is not
         seen += [out, err]
     out_file = tmp_path / "r.html"
     run_cli("report", canary, cand, "--bootstrap", "200", "-o", out_file)
