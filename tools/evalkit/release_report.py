@@ -117,6 +117,7 @@ def forest_svg(rows: list[dict[str, Any]]) -> str:
     return svg[svg.index("<svg") :]  # drop the XML prologue and doctype: inline SVG
 
 
+_FENCE_SAFE = str.maketrans({"\n": " ", "\r": " ", "`": "'"})
 PLOT_WIDTH = 41  # characters of the text plot's axis; odd, so zero has a middle column
 
 
@@ -135,7 +136,8 @@ def forest_text(rows: list[dict[str, Any]], width: int = PLOT_WIDTH) -> str:
     def column(x: float) -> int:
         return min(width - 1, max(0, half + round(x / scale * half)))
 
-    labels = [_label(r) for r in rows]
+    # Inside a code block: no newline or backtick may end the block early.
+    labels = [_label(r).translate(_FENCE_SAFE) for r in rows]
     pad = max(len(label) for label in labels) if labels else 0
     # The axis ends and zero above their columns, where the labels fit.
     left, right = f"{-scale:+.2f}", f"{scale:+.2f}"
