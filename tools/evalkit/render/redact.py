@@ -43,7 +43,9 @@ NOT_SECRET_TAILS = frozenset(
 HARMLESS = frozenset(
     {"", "dummy", "none", "null", "empty", "placeholder", "???", "-", "n/a", "true", "false"}
 )
-_REFERENCE = re.compile(r"(?:host:|runtime:|\$|<redacted)|[A-Z][A-Z0-9_]{0,63}$|[0-9.+-]+$")
+_REFERENCE = re.compile(
+    r"(?:host:|runtime:|\$|<redacted)|[A-Z][A-Z0-9_]{0,63}$|[-+]?[0-9][0-9_.eE+-]*$"
+)
 
 # Credential shapes: (label, literal it starts with, pattern, where the format is defined).
 # Each pattern begins with its literal (a fast search) and checks the boundary behind it.
@@ -138,7 +140,7 @@ def is_secret_name(name: str) -> bool:
 
 
 def _harmless(value: str) -> bool:
-    text = value.strip()
+    text = value.strip().rstrip(",;)]}")  # a bare value ends where its JSON or YAML line does
     if text.startswith("lit:"):
         text = text[4:].strip()
     return text.lower() in HARMLESS or bool(_REFERENCE.match(text))
