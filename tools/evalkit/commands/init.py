@@ -164,8 +164,11 @@ def _write(result, args) -> list[str]:
             if args.format == "text":
                 sys.stdout.write(rendered.text)
             continue
+        from evalkit.render.output import write_output
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(rendered.text, encoding="utf-8")
+        inputs = (args.facts, args.checkpoint, getattr(args, "baseline_of", None))
+        write_output(path, rendered.text, inputs, args.force)
         written.append(str(path))
     return written
 
