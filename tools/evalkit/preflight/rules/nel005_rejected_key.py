@@ -41,8 +41,7 @@ def check(ctx):
             # 0.2.6 accepts and ignores the top-level `cluster:` block, and only the
             # SLURM executor refuses `deployment.multiple_instances`
             inert = path == ("cluster",) or (
-                path == ("deployment", "multiple_instances")
-                and ctx.cfg.execution_type != "slurm"
+                path == ("deployment", "multiple_instances") and ctx.cfg.execution_type != "slurm"
             )
             yield Hit(
                 issue.path,
