@@ -32,10 +32,13 @@ a nel-next config to the 0.2.6 launcher).
 """
 
 from evalkit.preflight.registry import Hit, rule
+from evalkit.preflight.schema_kind import is_nel_next
 
 
 @rule("NEL011", "nel-next-config", "info", scope="other-schema")
 def check(ctx):
+    if not is_nel_next(ctx.cfg.doc.data):
+        return
     yield Hit(
         ("services",),
         "a nel-next config (top-level services and benchmarks): preflight checks nel 0.2.6 "
