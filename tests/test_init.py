@@ -162,10 +162,19 @@ def test_fp8_moe_mrcr_128k_is_sized_like_evalkit_size(run_cli, tmp_path):
     kv_per_token_tp4 = 94 * 2 * (4 // 4) * 128 * 1  # layers x K,V x kv heads/GPU x dim x 1 B
     per_seq = 262144 * kv_per_token_tp4  # 6_308_233_216 B for one 262144-token sequence
     assert pool_per_gpu[4] // per_seq == 2  # 18.3e9 B of pool: two such sequences fit
-    dp = 8 * (2 // 2) // 4  # GPUs of one instance (8/node x 2 nodes / 2 instances) / TP
-    seqs = -(-256 // (dp * 2))  # ceil(parallelism / (DP x instances))
-    assert (dp, seqs) == (2, 64)
-    assert_topology(text, tp=4, dp=dp, seqs=seqs)
+    # The reference load 256 would need ceil(256 / (DP 2 x 2 instances)) = 64 per replica at
+    # TP 4, where 2 fit: init raises TP to 8 (KV heads replicate, 1 per GPU as at TP 4).
+    pool_tp8 = 80 * 0.95 * gib - 236e9 / 8 - 4 * gib
+    per_seq_tp8 = 262144 * 94 * 2 * 1 * 128 * 1
+    assert pool_tp8 // per_seq_tp8 == 7  # 7 per replica beats TP 4's 2
+    dp = 8 * (2 // 2) // 8  # GPUs of one instance / TP
+    assert_topology(text, tp=8, dp=dp, seqs=7)
+    assert (
+        yaml.safe_load(text)["evaluation"]["nemo_evaluator_config"]["config"]["params"][
+            "parallelism"
+        ]
+        == 7 * dp * 2
+    )  # the load lowered to what fits: 14
     assert command_flag(text, "--max-model-len") == "262144"
     assert "--enable-expert-parallel" in yaml.safe_load(text)["deployment"]["command"]
     data = yaml.safe_load(text)

@@ -47,7 +47,8 @@ WORD = re.compile(
 PROSE_KEY = re.compile(r"prompt|template|message|instruction|few_?shot|stop", re.I)
 
 
-def _is_placeholder(inner: str) -> bool:
+def is_placeholder(inner: str) -> bool:
+    """Whether the text inside <...> names a blank (NEL307 skips these too)."""
     if re.fullmatch(r"[A-Z][A-Z0-9_]*", inner):
         return True
     lower = inner.lower()
@@ -57,7 +58,7 @@ def _is_placeholder(inner: str) -> bool:
 def find_placeholder(text: str) -> str | None:
     """The first placeholder token in `text`, or None."""
     for m in ANGLE.finditer(text):
-        if _is_placeholder(m.group(1)):
+        if is_placeholder(m.group(1)):
             return m.group(0)
     m = WORD.search(text)
     return m.group(0) if m else None
