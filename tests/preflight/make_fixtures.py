@@ -2,7 +2,7 @@
 """Regenerate the golden fixtures under tests/preflight/fixtures/NEL*/ from the two clean
 bases in fixtures/_base/ (each fixture is a base plus a small text edit).
 
-    .venv/bin/python tests/preflight/make_fixtures.py
+    bash tests/run.sh --python tests/preflight/make_fixtures.py
 
 Edit this file, not the generated YAML, when a fixture needs to change. A fixture that is a
 whole config of its own may be written by hand beside the generated ones (no entry here);
