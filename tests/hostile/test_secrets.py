@@ -142,9 +142,11 @@ def test_structured_forms():
         "DUMMY_API_KEY: lit:dummy",
         "max_tokens: 4096",
         "+hf_token=$HF_TOKEN",
+        '"key": "pass@1/accuracy"',  # regrade's aggregate diffs name a metric by `key`
     ):
         assert redact_text(harmless) == harmless
     assert is_secret_name("NGC_API_KEY") and not is_secret_name("api_key_name")
+    assert not is_secret_name("key") and is_secret_name("API_KEY")
     assert redact_data({"HF_TOKEN": value, "n": 1}) == {"HF_TOKEN": "<redacted:HF_TOKEN>", "n": 1}
 
 

@@ -136,6 +136,8 @@ def is_secret_name(name: str) -> bool:
     words = [w for w in _WORD_SPLIT.split(last.upper()) if w]
     if not words or words[-1] in NOT_SECRET_TAILS:
         return False
+    if words in (["KEY"], ["KEYS"]):  # a field naming a metric or a map key, not a credential
+        return False
     return any(w in SECRET_WORDS for w in words)
 
 
