@@ -132,15 +132,21 @@ if ! command -v uvx >/dev/null 2>&1; then
   version=$(supported_version "$interpreter")
   cache=${EVALKIT_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/evalkit}
   venv="$cache/nel-gym-$launcher_version-py$version"
-  if [ ! -x "$venv/bin/nel" ]; then
-    echo "nel-gym.sh: uvx not found; installing $launcher_spec into $venv once (about a minute)" >&2
+  # Built in place (a venv's scripts name their own path, so it cannot be moved) and
+  # marked complete by a stamp written last; a lock keeps two callers from building at once.
+  if [ "$(cat "$venv/.nel-gym-spec" 2>/dev/null)" != "$launcher_spec" ]; then
     mkdir -p "$cache" || die "cannot create $cache (set EVALKIT_HOME to a writable directory)"
-    rm -rf "$venv.partial"
-    "$interpreter" -m venv "$venv.partial" || die "$interpreter could not create a venv in $venv.partial"
-    "$venv.partial/bin/python" -m pip install --quiet "$launcher_spec" >&2 ||
-      die "pip could not install $launcher_spec (is the package index reachable? set PIP_INDEX_URL for a mirror)"
-    rm -rf "$venv"
-    mv "$venv.partial" "$venv"
+    exec 9>"$venv.lock" || die "cannot write $venv.lock (set EVALKIT_HOME to a writable directory)"
+    if command -v flock >/dev/null 2>&1; then flock 9; fi
+    if [ "$(cat "$venv/.nel-gym-spec" 2>/dev/null)" != "$launcher_spec" ]; then
+      echo "nel-gym.sh: uvx not found; installing $launcher_spec into $venv once (about a minute)" >&2
+      rm -rf "$venv"
+      "$interpreter" -m venv "$venv" || die "$interpreter could not create a venv in $venv"
+      "$venv/bin/python" -m pip install --quiet "$launcher_spec" >&2 ||
+        die "pip could not install $launcher_spec (is the package index reachable? set PIP_INDEX_URL for a mirror)"
+      echo "$launcher_spec" >"$venv/.nel-gym-spec"
+    fi
+    exec 9>&-
   fi
   export_invocation_id
   exec "$venv/bin/nel" "$@"

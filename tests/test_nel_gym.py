@@ -251,7 +251,7 @@ def _tools_dir(tmp_path: Path, *names: str) -> Path:
     """A PATH directory with the few system tools the wrapper uses, and no uvx/python."""
     tools = tmp_path / "tools"
     tools.mkdir(exist_ok=True)
-    for name in ("bash", "od", "tr", "basename", "mkdir", "rm", "mv", "cp", "chmod", "cat", *names):
+    for name in ("bash", "od", "tr", "basename", "mkdir", "rm", "cp", "chmod", "cat", *names):
         found = shutil.which(name)
         if found and not (tools / name).exists():
             (tools / name).symlink_to(found)
@@ -291,7 +291,7 @@ def test_without_uv_the_pin_is_installed_once_into_its_own_venv(tmp_path):
         assert proc.returncode == 0, proc.stderr
         stderr.append(proc.stderr)
     venv = home / "nel-gym-0.2.6-py3.11"
-    assert (venv / "bin" / "nel").exists() and not Path(f"{venv}.partial").exists()
+    assert (venv / "bin" / "nel").exists() and (venv / ".nel-gym-spec").read_text() == SPEC + "\n"
     # pip ran once, for exactly the pinned spec; nel ran twice with the caller's arguments.
     pip_calls = Path(f"{record}.pip").read_text().splitlines()
     assert pip_calls == [f"pip -m pip install --quiet {SPEC}"]
@@ -305,3 +305,54 @@ def test_without_uv_or_python_one_line_names_both_ways_out(tmp_path):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "uvx" in lines[0] and "NEL_GYM_PYTHON" in lines[0]
+
+
+def _launcher_wheel(dest: Path) -> Path:
+    """A wheel named like the pinned launcher whose `nel` prints its arguments: a stand-in
+    (not the real package) so that a real venv, real pip and a real console script run
+    offline. A wheel is a zip with METADATA, WHEEL, entry_points.txt and RECORD."""
+    import zipfile
+
+    name, version = "nemo_evaluator_launcher", "0.2.6"
+    info = f"{name}-{version}.dist-info"
+    files = {
+        f"{name}/__init__.py": "import sys\n\ndef main():\n    print('nel', *sys.argv[1:])\n",
+        f"{info}/METADATA": (
+            "Metadata-Version: 2.1\nName: nemo-evaluator-launcher\n"
+            f"Version: {version}\nProvides-Extra: all\n"
+        ),
+        f"{info}/WHEEL": (
+            "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        ),
+        f"{info}/entry_points.txt": f"[console_scripts]\nnel = {name}:main\n",
+    }
+    wheel = dest / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as zf:
+        for path, text in files.items():
+            zf.writestr(path, text)
+        zf.writestr(f"{info}/RECORD", "".join(f"{p},,\n" for p in files) + f"{info}/RECORD,,\n")
+    return wheel
+
+
+def test_without_uv_a_real_venv_runs_its_console_script(tmp_path):
+    # Real interpreter, real `python -m venv`, real pip (from a local wheel, no index): the
+    # `nel` script pip writes names the venv's own python, so the venv must stay where it
+    # was built (an earlier version built it elsewhere and renamed it: exit 127).
+    python = _supported_python()
+    if python is None:
+        pytest.skip("the test interpreter is not Python 3.10-3.12")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _launcher_wheel(wheels)
+    bin_dir = _tools_dir(tmp_path)
+    version = "{}.{}".format(*sys.version_info[:2])
+    (bin_dir / f"python{version}").symlink_to(python)  # the interpreter the wrapper finds
+    env = {
+        "EVALKIT_HOME": str(tmp_path / "home"),
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheels),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    proc = _run(["run", "--dry-run"], bin_dir, tmp_path / "unused", env, system_path=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "nel run --dry-run"
