@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from evalkit import stats
+from evalkit.benchmarks import gym_benchmark, is_mrcr, rollout_pass
+from evalkit.benchmarks.mrcr.variants import agent_of
 from evalkit.errors import InputError, UsageError
 from evalkit.runs.settings import SAMPLING_KEYS
 
@@ -82,21 +84,13 @@ class GymSide:
     copies_prompt: Callable[[Any], bool] | None = None  # Run.copies_prompt
 
 
-def gym_benchmark(run: Any) -> str:
-    """mrcr, gdpval, or the agent's name for another Gym task."""
-    if run.is_mrcr:
-        return "mrcr"
-    agent = run.rollout_pass.first_agent or ""
-    return "gdpval" if "gdpval" in agent else (agent or run.name)
-
-
 def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None) -> GymSide:
     """One side from the run's single rollout pass. Sampling is what the rollouts sent
     (responses_create_params), else what the config says."""
     from evalkit.runs.run import as_run
 
     run = as_run(task_run)
-    scan = run.rollout_pass
+    scan = rollout_pass(run)
     settings = run.settings_or_empty
     agents = set(scan.agents)
     sampling = dict(scan.sampling)
@@ -108,14 +102,14 @@ def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None
             source = f"{source} + {where}" if source else where
     agent = next(iter(agents)) if len(agents) == 1 else None
     if agent is None and not agents:
-        agent = settings.agent
+        agent = agent_of(settings)
     return GymSide(
         path=run.task_dir,
         agent=agent,
         agents=agents,
         items=dict(scan.items),
         duplicate_keys=scan.duplicate_keys,
-        rollouts=scan.mrcr.rollouts if scan.mrcr is not None else len(scan.fingerprints),
+        rollouts=scan.aggregate.rollouts if scan.aggregate is not None else len(scan.fingerprints),
         sampling=sampling,
         sampling_source=source,
         benchmark=gym_benchmark(run),
@@ -329,8 +323,8 @@ def results_headlines(task_run: Any) -> list[Headline]:
     """The documented headline score of a results.yml task run (evalkit.scores), with
     its scale and stderr. When no documented key is found, every numeric score is
     compared instead (token telemetry left out), with its scale unknown."""
+    from evalkit.benchmarks import other_score
     from evalkit.runs.results import iter_scores, load_results
-    from evalkit.scores import other_score
 
     entry = other_score(task_run)
     if entry.get("value") is not None:
@@ -416,7 +410,7 @@ def compare_headlines(
 
 def _mrcr_runs(task_runs: list[Any]) -> list[Any]:
     """MRCR task runs (other Gym tasks, e.g. GDPVal, also write rollouts: not these)."""
-    found = [t for t in task_runs if t.is_mrcr]
+    found = [t for t in task_runs if is_mrcr(t)]
     for t in found:
         if not t.rollouts_path.is_file():
             raise InputError(

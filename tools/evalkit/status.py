@@ -298,11 +298,11 @@ class TaskMonitor:
     # -- the status
 
     def refresh(self, now: float) -> TaskStatus:
-        from evalkit.mrcr.variants import AGENTS, GYM_PIN, VARIANTS
-        from evalkit.scores import is_mrcr
+        from evalkit.benchmarks import is_mrcr
+        from evalkit.benchmarks.mrcr.variants import AGENTS, GYM_PIN, VARIANTS
 
         settings = read_run_settings(self.task)
-        mrcr = is_mrcr(self.task, settings)
+        mrcr = is_mrcr(self.task)
         self._follow_logs()
         client, server = self._scans("client-"), self._scans("server-")
         notes: list[str] = []

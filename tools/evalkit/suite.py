@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalkit.benchmarks import is_mrcr
 from evalkit.errors import InputError
 
 GATES = ("pass", "fail", "inconclusive", "not_comparable")
@@ -157,7 +158,8 @@ def _validation(run: Any) -> tuple[str, list[str]]:
 
 
 def load_side(path: str | Path) -> list[SuiteTask]:
-    from evalkit.compare import gym_benchmark, results_headlines
+    from evalkit.benchmarks import gym_benchmark
+    from evalkit.compare import results_headlines
     from evalkit.runs.run import load_runs
 
     tasks: list[SuiteTask] = []
@@ -166,7 +168,7 @@ def load_side(path: str | Path) -> list[SuiteTask]:
         if run.is_gym and run.rollouts_path.is_file():
             tasks.append(SuiteTask(run, gym_benchmark(run), "gym", validation))
             continue
-        if run.is_mrcr:
+        if is_mrcr(run):
             raise InputError(
                 "no rollouts file: MRCR items cannot be paired without it", run.rollouts_path
             )
@@ -395,7 +397,13 @@ def compare_paths(
 
     base_runs, cand_runs = load_runs(base_path), load_runs(cand_path)
     single = len(base_runs) == len(cand_runs) == 1
-    if single and gate is None and not reference and base_runs[0].is_mrcr and cand_runs[0].is_mrcr:
+    if (
+        single
+        and gate is None
+        and not reference
+        and is_mrcr(base_runs[0])
+        and is_mrcr(cand_runs[0])
+    ):
         return compare_runs(
             base_runs[0],
             cand_runs[0],

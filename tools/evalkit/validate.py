@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalkit.benchmarks import is_mrcr, rollout_pass
 from evalkit.errors import InputError
 from evalkit.runs.logscan import (  # noqa: F401  (status and tests read them from here)
     GYM_COMMIT_BANNER,
@@ -496,7 +497,7 @@ def validate_task(task: Any, expected_override: int | None = None) -> TaskReport
     ]
 
     logs = client + server + others
-    if task.is_mrcr:
+    if is_mrcr(task):
         checks = _mrcr_checks(task, settings, metrics, client, server, expected_override)
         return TaskReport(task.name, "mrcr", checks + _gym_version_checks(task))
     checks = _generic_checks(task, metrics, logs, server)
@@ -523,7 +524,7 @@ def _mrcr_checks(
     server: list[LogScan],
     expected_override: int | None,
 ) -> list[Check]:
-    from evalkit.mrcr.variants import AGENTS, GYM_PIN, VARIANTS
+    from evalkit.benchmarks.mrcr.variants import AGENTS, GYM_PIN, VARIANTS
 
     checks: list[Check] = []
     pin = settings.gym_commit or GYM_PIN
@@ -540,10 +541,10 @@ def _mrcr_checks(
             )
         )
     else:
-        from evalkit.mrcr.aggregate import read_aggregate_entries, select_agent
+        from evalkit.benchmarks.mrcr.aggregate import read_aggregate_entries, select_agent
 
-        scan = task.rollout_pass  # the run's one pass over its rollouts
-        stats, agg = scan.stats, scan.mrcr
+        scan = rollout_pass(task)  # the run's one pass over its rollouts
+        stats, agg = scan.stats, scan.aggregate
         tally = _Tally(scan.records, scan.incomplete, scan.first_agent)
         expectation = expectation_for(tally.agent, settings, expected_override, VARIANTS, AGENTS)
         checks.append(check_rollout_count(agg.rollouts, expectation))

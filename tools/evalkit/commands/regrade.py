@@ -85,7 +85,11 @@ def _progress_printer(enabled: bool):
 
 
 def build_document(result, aggregate_path) -> tuple[dict, int]:
-    from evalkit.mrcr.aggregate import compare_metrics, read_aggregate_entries, select_agent
+    from evalkit.benchmarks.mrcr.aggregate import (
+        compare_metrics,
+        read_aggregate_entries,
+        select_agent,
+    )
 
     agg = result.aggregate
     # a re-run rollout may differ in its stored reward or in its response: count either
@@ -177,8 +181,8 @@ def _text(doc: dict, code: int) -> str:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from evalkit.benchmarks.mrcr.regrade import regrade_file
     from evalkit.errors import UsageError
-    from evalkit.mrcr.regrade import regrade_file
     from evalkit.report import write_json
 
     if args.jobs is not None and args.jobs < 1:

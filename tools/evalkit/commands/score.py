@@ -78,9 +78,9 @@ def _text(tasks: list[dict]) -> str:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from evalkit.benchmarks import task_score
     from evalkit.report import write_json
     from evalkit.runs.run import load_runs
-    from evalkit.scores import task_score
 
     tasks = [task_score(run) for run in load_runs(args.run)]
     if args.format == "json":
