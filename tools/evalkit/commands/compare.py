@@ -95,7 +95,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def load_options(args: argparse.Namespace) -> dict[str, Any]:
     """Everything compare and report share: the gate, the references, the resampling."""
-    from evalkit.suite import load_gate, load_reference
+    from evalkit.comparison.gate import load_gate, load_reference
 
     return {
         "gate": load_gate(args.gate) if args.gate else None,
@@ -108,14 +108,12 @@ def load_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def passed(document: dict[str, Any]) -> bool:
-    if document.get("kind") == "suite":
-        return document["gate"] == "pass"
-    return document["verdict"] == "no_regression"
+    return document["gate"] == "pass"
 
 
 def run(args: argparse.Namespace) -> int:
+    from evalkit.comparison.suite import compare_paths
     from evalkit.report import write_json
-    from evalkit.suite import compare_paths
 
     document = compare_paths(args.base, args.cand, **load_options(args))
     if args.format == "json":
@@ -215,11 +213,22 @@ def render_suite_text(doc: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def single_detail(doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The one task's item-level document, when the suite is one Gym task on each side
+    and no gate or reference file asks for the suite view."""
+    tasks = doc["tasks"]
+    if len(tasks) != 1 or doc.get("gate_file") or "reference" in tasks[0]:
+        return None
+    detail = tasks[0].get("detail")
+    return detail if detail is not None and detail.get("benchmark") == "mrcr" else None
+
+
 def render_text(doc: dict[str, Any]) -> str:
     from evalkit.report import bar, table
 
     if doc.get("kind") == "suite":
-        return render_suite_text(doc)
+        detail = single_detail(doc)
+        return render_suite_text(doc) if detail is None else render_text(detail)
     out: list[str] = []
     if doc.get("benchmark") == "mrcr":
         agent = doc["agent"]

@@ -46,10 +46,10 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from evalkit.commands.compare import load_options
+    from evalkit.comparison.suite import compare_suite
     from evalkit.errors import UsageError
     from evalkit.release_report import render_html, render_markdown
     from evalkit.report import write_json
-    from evalkit.suite import compare_suite
 
     if args.format == "text" and not args.output:
         raise UsageError("-o FILE is required for the HTML report (or use --format markdown)")
