@@ -1,15 +1,33 @@
 #!/usr/bin/env bash
-# Run the whole test suite on a fresh machine: makes ./.venv (once), installs the
+# Run the whole test suite on a fresh machine: makes the test venv (once), installs the
 # package with its test extra (the real nel 0.2.6 launcher included), then runs pytest.
 # Extra arguments go to pytest, e.g. `bash tests/run.sh -m "not launcher"`. Tests run in
 # parallel workers, one per core (EVALKIT_TEST_WORKERS=N sets the number; 0 runs them in
 # this process, as `-n 0` does), each test file whole on one worker.
+#
+#   bash tests/run.sh --venv            print the test venv's path and exit
+#   bash tests/run.sh --python ARGS     run the test venv's python (benches, generators)
+#
+# The venv, pytest's cache and Hypothesis's example database live OUTSIDE the clone, in
+#   ${EVALKIT_TEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/evalkit/test-venv-<hash of clone path>}
+# because `npx skills add <this clone>` copies every file of the skill directory except
+# .git, __pycache__ and __pypackages__ (skills 1.7.4 honours no ignore file).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-venv="${EVALKIT_TEST_VENV:-$root/.venv}"
+key=$(printf '%s' "$root" | sha256sum | cut -c1-12)
+venv="${EVALKIT_TEST_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/evalkit/test-venv-$key}"
+if [ "${1:-}" = "--venv" ]; then
+  echo "$venv"
+  exit 0
+fi
+if [ -d "$root/.venv" ] && [ "$venv" != "$root/.venv" ]; then
+  echo "tests/run.sh: ./.venv is no longer used (the test venv is $venv);" \
+    "remove it so that installing the skill from this clone does not copy it" >&2
+fi
 if [ ! -x "$venv/bin/python" ]; then
   echo "tests/run.sh: creating $venv" >&2
+  mkdir -p "$(dirname "$venv")"
   python3 -m venv "$venv"
 fi
 stamp="$venv/.evalkit-test-deps"
@@ -19,8 +37,16 @@ want=$(cat pyproject.toml tools/evalkit/*.c | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "tests/run.sh: installing evalkit[test] into $venv (first run takes about a minute)" >&2
   "$venv/bin/python" -m pip install --quiet --upgrade pip
+  # The editable install builds _seqmatch*.so (and evalkit.egg-info) under tools/:
+  # scripts/evalkit's content hash leaves such build products out.
   "$venv/bin/python" -m pip install --quiet -e ".[test]"
-  echo "$want" > "$stamp"
+  echo "$want" >"$stamp"
 fi
 export PATH="$venv/bin:$PATH"
-exec "$venv/bin/python" -m pytest -n "${EVALKIT_TEST_WORKERS:-auto}" --dist loadfile "$@"
+if [ "${1:-}" = "--python" ]; then
+  shift
+  exec "$venv/bin/python" "$@"
+fi
+export HYPOTHESIS_STORAGE_DIRECTORY="${HYPOTHESIS_STORAGE_DIRECTORY:-$venv/hypothesis}"
+exec "$venv/bin/python" -m pytest -n "${EVALKIT_TEST_WORKERS:-auto}" --dist loadfile \
+  -o cache_dir="$venv/pytest-cache" "$@"

@@ -145,11 +145,13 @@ def test_fp8_moe_mrcr_128k_is_sized_like_evalkit_size(run_cli, tmp_path):
     assert errors(out, FP8_MOE) == []
 
     # The oracle: `evalkit size` with the inputs the 128k variant implies. NEL604 wants
-    # --max-model-len = the trained context (262144) when that leaves answer room.
+    # --max-model-len = the trained context (262144) when that leaves answer room. The
+    # reference load 256 preempts here, so init serves TP 8 at load 14
+    # (tests/test_init_fit.py has that arithmetic by hand).
     sized = size_json(
         run_cli, FP8_MOE, "--gpu-mem-gib", "80", "--gpus-per-node", "8",
-        "--max-model-len", "262144", "--parallelism", "256", "--num-instances", "2",
-        "--num-nodes", "2", "--gpu-memory-utilization", "0.95",
+        "--max-model-len", "262144", "--parallelism", "14", "--num-instances", "2",
+        "--num-nodes", "2", "--gpu-memory-utilization", "0.95", "--tensor-parallel-size", "8",
     )  # fmt: skip
     assert_sized_as(text, sized)
     # The same topology by hand, independent of sizing.plan (fixture: 94 layers, all
@@ -160,10 +162,19 @@ def test_fp8_moe_mrcr_128k_is_sized_like_evalkit_size(run_cli, tmp_path):
     kv_per_token_tp4 = 94 * 2 * (4 // 4) * 128 * 1  # layers x K,V x kv heads/GPU x dim x 1 B
     per_seq = 262144 * kv_per_token_tp4  # 6_308_233_216 B for one 262144-token sequence
     assert pool_per_gpu[4] // per_seq == 2  # 18.3e9 B of pool: two such sequences fit
-    dp = 8 * (2 // 2) // 4  # GPUs of one instance (8/node x 2 nodes / 2 instances) / TP
-    seqs = -(-256 // (dp * 2))  # ceil(parallelism / (DP x instances))
-    assert (dp, seqs) == (2, 64)
-    assert_topology(text, tp=4, dp=dp, seqs=seqs)
+    # The reference load 256 would need ceil(256 / (DP 2 x 2 instances)) = 64 per replica at
+    # TP 4, where 2 fit: init raises TP to 8 (KV heads replicate, 1 per GPU as at TP 4).
+    pool_tp8 = 80 * 0.95 * gib - 236e9 / 8 - 4 * gib
+    per_seq_tp8 = 262144 * 94 * 2 * 1 * 128 * 1
+    assert pool_tp8 // per_seq_tp8 == 7  # 7 per replica beats TP 4's 2
+    dp = 8 * (2 // 2) // 8  # GPUs of one instance / TP
+    assert_topology(text, tp=8, dp=dp, seqs=7)
+    assert (
+        yaml.safe_load(text)["evaluation"]["nemo_evaluator_config"]["config"]["params"][
+            "parallelism"
+        ]
+        == 7 * dp * 2
+    )  # the load lowered to what fits: 14
     assert command_flag(text, "--max-model-len") == "262144"
     assert "--enable-expert-parallel" in yaml.safe_load(text)["deployment"]["command"]
     data = yaml.safe_load(text)
@@ -262,7 +273,18 @@ def test_template_comments_survive(run_cli, tmp_path):
     ]
     assert comments
     stripped = {line.strip() for line in written}
-    assert [c for c in comments if c not in stripped and c != "#"] == []
+    # The header and the blocks above the values init decides are replaced by init's own
+    # notes (tests/test_init_comments.py); every other template comment stays.
+    from evalkit.init.comments import clear_template_prose
+    from evalkit.init.textedit import Doc
+
+    doc = Doc(MRCR_TEMPLATE.read_text(), "template")
+    clear_template_prose(doc, "mrcr")
+    body = doc.lines[next(i for i, x in enumerate(doc.lines) if x.startswith("defaults:")) :]
+    kept = [x.strip() for x in body if x.strip().startswith("#") and x.strip() != "#"]
+    assert len(kept) > 30
+    assert [c for c in kept if c not in stripped] == []
+    assert "# Never cap MRCR output: the answer reproduces a whole earlier turn." in kept
 
 
 # -- launcher: the real nel 0.2.6 dry-run ------------------------------------------------
@@ -433,9 +455,10 @@ def test_baseline_of_differs_only_in_checkpoint_values(run_cli, tmp_path):
     b, c = yaml.safe_load(base.read_text()), yaml.safe_load(cand.read_text())
     assert b["evaluation"] == c["evaluation"]
     assert b["deployment"]["kv_cache_dtype"] == "auto"
+    load = str(c["evaluation"]["nemo_evaluator_config"]["config"]["params"]["parallelism"])
     sized = size_json(
         run_cli, FP8_MOE_BF16, "--gpu-mem-gib", "80", "--gpus-per-node", "8",
-        "--max-model-len", "262144", "--parallelism", "256", "--num-instances", "2",
+        "--max-model-len", "262144", "--parallelism", load, "--num-instances", "2",
         "--num-nodes", "2", "--gpu-memory-utilization", "0.95",
     )  # fmt: skip
     assert command_flag(base.read_text(), "--tensor-parallel-size") == str(

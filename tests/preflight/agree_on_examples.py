@@ -1,6 +1,7 @@
 """Preflight and the real nel 0.2.6 dry-run, side by side, on configs nobody here wrote.
 
-    .venv/bin/python tests/preflight/agree_on_examples.py DIR [--markdown] [--set NAME=VALUE ...]
+    bash tests/run.sh --python tests/preflight/agree_on_examples.py DIR [--markdown] \
+        [--set NAME=VALUE ...]
 
 DIR holds YAML configs, for example the launcher's own examples at its release tag:
 

@@ -2,14 +2,15 @@
 """Regenerate the golden fixtures under tests/preflight/fixtures/NEL*/ from the two clean
 bases in fixtures/_base/ (each fixture is a base plus a small text edit).
 
-    .venv/bin/python tests/preflight/make_fixtures.py
+    bash tests/run.sh --python tests/preflight/make_fixtures.py
 
-Edit this file, not the generated YAML, when a fixture needs to change.
+Edit this file, not the generated YAML, when a fixture needs to change. A fixture that is a
+whole config of its own may be written by hand beside the generated ones (no entry here);
+delete a generated fixture by hand when its entry goes.
 """
 
 import json
 import pathlib
-import shutil
 
 ROOT = pathlib.Path(__file__).resolve().parent / "fixtures"
 BASE = {n: (ROOT / "_base" / f"{n}.yaml").read_text() for n in ("mrcr", "generic")}
@@ -37,8 +38,8 @@ def ckpt(name, config, quant=None):
         (d / "hf_quant_config.json").write_text(json.dumps(quant, indent=2) + "\n")
 
 
-for p in ROOT.glob("NEL*"):
-    shutil.rmtree(p)
+# No wipe first: some fixtures are written by hand (a whole config rather than a base plus
+# an edit) and live beside these; the generator overwrites only the files it makes.
 
 # NEL001 interpolation
 make(

@@ -1,6 +1,6 @@
 """Regenerate tools/evalkit/data/nel-0.2.6-tasks.yaml from the installed launcher.
 
-    .venv/bin/python tests/preflight/make_task_catalog.py
+    bash tests/run.sh --python tests/preflight/make_task_catalog.py
 
 The extract keeps only what the launcher's task look-up needs (which harnesses exist,
 whether each has a default container, and each harness's task names), taken from the

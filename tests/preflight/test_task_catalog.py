@@ -28,7 +28,8 @@ def test_extract_is_current():
     from .make_task_catalog import render
 
     shipped = resources.files("evalkit").joinpath("data", CATALOG_RESOURCE).read_text()
-    assert shipped == render(), "regenerate: .venv/bin/python tests/preflight/make_task_catalog.py"
+    regenerate = "bash tests/run.sh --python tests/preflight/make_task_catalog.py"
+    assert shipped == render(), f"regenerate: {regenerate}"
 
 
 def test_pairs_equal_launcher_mapping(mapping):

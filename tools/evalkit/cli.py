@@ -84,6 +84,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from evalkit.render.output import redacting_streams
+
+    # Every byte a command prints (usage errors included) passes the redaction layer.
+    with redacting_streams():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(list(argv) if argv is not None else None)

@@ -72,7 +72,13 @@ def forest_svg(rows: list[dict[str, Any]]) -> str:
     shown = list(reversed(rows))  # first task at the top
     height = 1.2 + 0.55 * max(1, len(shown))
     with matplotlib.rc_context(
-        {"svg.fonttype": "none", "svg.hashsalt": "evalkit", "font.size": 10}
+        # text.parse_math off: a task named `$\undefined{x}$` is a label, not math text.
+        {
+            "svg.fonttype": "none",
+            "svg.hashsalt": "evalkit",
+            "font.size": 10,
+            "text.parse_math": False,
+        }
     ):
         fig, ax = plt.subplots(figsize=(7.5, height))
         try:
@@ -111,6 +117,7 @@ def forest_svg(rows: list[dict[str, Any]]) -> str:
     return svg[svg.index("<svg") :]  # drop the XML prologue and doctype: inline SVG
 
 
+_FENCE_SAFE = str.maketrans({"\n": " ", "\r": " ", "`": "'"})
 PLOT_WIDTH = 41  # characters of the text plot's axis; odd, so zero has a middle column
 
 
@@ -129,7 +136,8 @@ def forest_text(rows: list[dict[str, Any]], width: int = PLOT_WIDTH) -> str:
     def column(x: float) -> int:
         return min(width - 1, max(0, half + round(x / scale * half)))
 
-    labels = [_label(r) for r in rows]
+    # Inside a code block: no newline or backtick may end the block early.
+    labels = [_label(r).translate(_FENCE_SAFE) for r in rows]
     pad = max(len(label) for label in labels) if labels else 0
     # The axis ends and zero above their columns, where the labels fit.
     left, right = f"{-scale:+.2f}", f"{scale:+.2f}"
@@ -340,16 +348,46 @@ def render_html(doc: dict[str, Any], title: str = "Release comparison") -> str:
 # ---- Markdown ---------------------------------------------------------------------------------
 
 
+_MD_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "|": "\\|",
+        "\n": " ",
+        "\r": " ",
+        "\\": "\\\\",
+        "`": "\\`",
+        "[": "\\[",
+        "]": "\\]",
+        "*": "\\*",
+    }
+)
+
+
 def _md(value: Any) -> str:
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    """Run data as inert Markdown text: no HTML, no link, no code span, no cell break."""
+    return str(value).translate(_MD_ESCAPES)
+
+
+def _code(value: Any) -> str:
+    """A code span that no backtick in the value can close early (HTML inside stays text)."""
+    text = str(value).replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+    run = longest = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def render_markdown(doc: dict[str, Any], title: str = "Release comparison") -> str:
     out = [
-        f"## {title}: gate **{doc['gate']}**",
+        f"## {_md(title)}: gate **{_md(doc['gate'])}**",
         "",
-        f"Baseline `{doc['paths']['base']}`, candidate `{doc['paths']['cand']}`; default "
-        f"margin {doc['default_margin']}.",
+        f"Baseline {_code(doc['paths']['base'])}, candidate {_code(doc['paths']['cand'])}; "
+        f"default margin {_md(doc['default_margin'])}.",
         "",
     ]
     out += [f"- {_md(r)}" for r in doc["reasons"]]
@@ -365,17 +403,18 @@ def render_markdown(doc: dict[str, Any], title: str = "Release comparison") -> s
             _interval(row.get("ci95")),
             _num(row.get("margin")),
             "paired" if row.get("paired") else "unpaired",
-            f"**{row['verdict']}**",
         ]
-        out.append("| " + " | ".join(_md(c) for c in cells) + " |")
+        verdict = f"**{_md(row['verdict'])}**"
+        out.append("| " + " | ".join([*(_md(c) for c in cells), verdict]) + " |")
     if doc["tasks"]:
         out += ["", "```text", forest_text(doc["tasks"]), "```"]
     for row in doc["tasks"]:
-        out += ["", f"### {_md(_label(row))}: {row['verdict']}"]
+        out += ["", f"### {_md(_label(row))}: {_md(row['verdict'])}"]
         validation = row.get("validation") or {}
         if validation:
             out.append(
-                f"- validate: baseline {validation.get('base')}, candidate {validation.get('cand')}"
+                f"- validate: baseline {_md(validation.get('base'))}, "
+                f"candidate {_md(validation.get('cand'))}"
             )
         if row.get("paired_why"):
             out.append(f"- pairing: {_md(row['paired_why'])}")
@@ -384,11 +423,11 @@ def render_markdown(doc: dict[str, Any], title: str = "Release comparison") -> s
         if ref:
             out.append(
                 f"- reference {_num(ref['score'])} ({_md(ref['source'] or 'no source')}): "
-                f"baseline {_num(ref['distance'], sign=True)} points -> {ref['status']}"
+                f"baseline {_num(ref['distance'], sign=True)} points -> {_md(ref['status'])}"
             )
         for c in row.get("trust") or []:
             if c["status"] != "pass":
-                out.append(f"- trust {c['status']}: `{c['id']}` {_md(c['message'])}")
+                out.append(f"- trust {_md(c['status'])}: {_code(c['id'])} {_md(c['message'])}")
         strata = row.get("strata") or {}
         if strata:
             out += ["", "| needles | n | base | cand | delta | 95% CI |", "|---" * 6 + "|"]
@@ -402,5 +441,5 @@ def render_markdown(doc: dict[str, Any], title: str = "Release comparison") -> s
             out += ["", "| provenance | baseline | candidate |", "|---|---|---|"]
             for name in PROVENANCE_FIELDS:
                 b, c = prov["base"].get(name) or "-", prov["cand"].get(name) or "-"
-                out.append(f"| {name} | `{_md(b)}` | `{_md(c)}` |")
+                out.append(f"| {name} | {_code(b)} | {_code(c)} |")
     return "\n".join(out) + "\n"

@@ -26,8 +26,10 @@ def _finite(value: Any) -> Any:
 
 
 def write_json(document: Any, out: IO[str] | None = None) -> None:
+    from evalkit.render.redact import redact_data
+
     out = out or sys.stdout
-    json.dump(_finite(document), out, indent=2, ensure_ascii=False, allow_nan=False)
+    json.dump(redact_data(_finite(document)), out, indent=2, ensure_ascii=False, allow_nan=False)
     out.write("\n")
 
 

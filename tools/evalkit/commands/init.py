@@ -14,9 +14,19 @@ same code as `evalkit size` and preflight: KV-cache dtype, TP/DP, nodes, --max-n
 derived value carries a `# init:` comment saying where it came from.
 
 Missing facts: exit 1 and list them (JSON: {"missing": [{"name", "description",
-"example"}]}); ask the user exactly those. `evalkit init TASK --format json` with no facts
-prints the full list. --baseline-of CONFIG writes the baseline for a candidate config,
-changing only the checkpoint-dependent values (path, served name, KV dtype, sizing).
+"example"}]}, plus "facts": every fact the task reads with its meaning, unit, default and
+what a wrong value costs); ask the user exactly those. `evalkit init TASK --format json`
+with no facts prints the full list.
+
+--check (with -o): after writing, runs preflight with the checkpoint and the `context`
+fact and the pinned launcher's dry-run (--nel PATH, else scripts/nel-gym.sh, else nel),
+and prints one document: the file written, each decision with its value and reason, the
+checks, the commands for dry-run, canary, full run, validate and score, and the questions
+only the user can answer (walltime, the model card's context, image credentials). Exit 1
+when preflight finds an error or the dry-run refuses the file.
+
+--baseline-of CONFIG writes the baseline for a candidate config, changing only the
+checkpoint-dependent values (path, served name, KV dtype, sizing).
 """
 FORMATS = ("text", "json")
 
@@ -29,6 +39,7 @@ def _examples() -> str:
   evalkit init --list
   evalkit init mrcr-1m --format json                       # which facts are needed
   evalkit init mrcr-128k --checkpoint ./ckpt-meta --facts facts.yaml -o mrcr.yaml
+  evalkit init mrcr --checkpoint ./ckpt-meta --facts facts.yaml -o mrcr.yaml --check
   evalkit init aa --checkpoint ./ckpt-meta --facts facts.yaml -o aa-configs/
   evalkit init --baseline-of mrcr.yaml --checkpoint ./bf16-meta \\
       --set checkpoint_path=/models/bf16 --set served_model_name=model-bf16 \\
@@ -69,6 +80,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="file to write (a directory for aa); without it the config goes to stdout",
     )
     parser.add_argument("--force", action="store_true", help="overwrite existing output files")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="after writing (-o): preflight with the checkpoint and context, the pinned "
+        "launcher's dry-run, and one document: decisions, open questions, checks, commands",
+    )
+    parser.add_argument(
+        "--nel",
+        metavar="PATH",
+        help="launcher for --check's dry-run (default: scripts/nel-gym.sh, else nel on PATH)",
+    )
+    parser.add_argument(
+        "--env-file",
+        metavar="PATH",
+        help="dotenv file for --check's dry-run and the printed commands (default: ./.env, "
+        "which nel reads by itself)",
+    )
     parser.add_argument(
         "--baseline-of",
         metavar="CONFIG",
@@ -136,8 +164,11 @@ def _write(result, args) -> list[str]:
             if args.format == "text":
                 sys.stdout.write(rendered.text)
             continue
+        from evalkit.render.output import write_output
+
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(rendered.text, encoding="utf-8")
+        inputs = (args.facts, args.checkpoint, getattr(args, "baseline_of", None))
+        write_output(path, rendered.text, inputs, args.force)
         written.append(str(path))
     return written
 
@@ -179,9 +210,15 @@ def _report(result, written, fmt) -> int:
             "derived": [_derived(r) for r in result.configs],
         }
         if result.missing:
-            from evalkit.init.facts import kinds_json
+            from evalkit.init.facts import FACTS, documentation, kinds_json
 
             doc["fact_kinds"] = kinds_json()  # what each missing fact's "kind" allows
+            # Every fact this task reads, optional ones (context, walltime) included.
+            doc["facts"] = [
+                documentation(f)
+                for f in FACTS.values()
+                if not f.required_for or result.kind in f.required_for
+            ]
         if result.ok and not written:
             doc["configs"] = [{"file": r.output.file_name, "text": r.text} for r in result.configs]
         write_json(doc)
@@ -221,5 +258,80 @@ def run(args: argparse.Namespace) -> int:
         from evalkit.init import build
 
         result = build(args.task, given, args.checkpoint)
+    if args.check and not args.output:
+        raise UsageError("--check checks the written file: give -o PATH")
+    if (args.nel or args.env_file) and not args.check:
+        raise UsageError("--nel and --env-file only apply with --check")
     written = _write(result, args) if result.ok else []
+    if args.check and result.ok:
+        return _check(result, written, args, given)
     return _report(result, written, args.format)
+
+
+def _check(result, written, args, given) -> int:
+    from evalkit.init import check
+    from evalkit.report import write_json
+
+    gym = result.kind in ("mrcr", "gdpval")
+    context = int(given["context"]) if given.get("context") else None
+    images = [given[k] for k in ("gym_image", "vllm_image") if given.get(k)]
+    doc = {
+        "task": result.task,
+        "written": written,
+        "decisions": {},
+        "questions": [
+            q.to_json() for q in check.questions(result.kind, given, result.defaulted, images)
+        ],  # fmt: skip
+        # A defaulted walltime is a question above, not a warning.
+        "warnings": [w for w in result.warnings if not w.startswith("walltime defaulted")],
+        "checks": {},
+        "commands": {},
+    }
+    failed = False
+    for rendered, path in zip(result.configs, written, strict=True):
+        doc["decisions"][path] = check.decisions(rendered)
+        found = check.preflight(path, args.checkpoint, context)
+        run = check.dry_run(path, args.nel, args.env_file)
+        doc["checks"][path] = {"preflight": found, "dry_run": run}
+        failed |= any(f["severity"] == "error" for f in found) or run.get("accepted") is False
+        canary = rendered.output.role != "gdpval"  # limit_samples never reaches GDPVal's gym
+        doc["commands"][path] = check.commands(
+            path, gym or rendered.output.role == "gdpval", canary, args.env_file
+        )
+    if args.format == "json":
+        write_json(doc)
+    else:
+        _print_check(doc)
+    return 1 if failed else 0
+
+
+def _print_check(doc: dict) -> None:
+    print(f"evalkit init {doc['task']} --check")
+    for path in doc["written"]:
+        print(f"\nwrote {path}\n  decisions:")
+        for d in doc["decisions"][path]:
+            print(f"    {d['name']} = {d['value']}: {d['reason']}")
+        checks = doc["checks"][path]
+        print("  preflight:" + ("" if checks["preflight"] else " no errors or warnings"))
+        for f in checks["preflight"]:
+            print(f"    {f['severity']} {f['rule']} {f['path'] or ''}: {f['message']} "
+                  f"(read {f['read']})")  # fmt: skip
+        run = checks["dry_run"]
+        if not run["ran"]:
+            print(f"  dry-run: not run here ({run['why']}); to get one: {run['get_one']}")
+        elif run["accepted"]:
+            print(f"  dry-run: accepted ({run['command']})")
+        else:
+            print(f"  dry-run: REFUSED: {run.get('error', '')} (read {run.get('read', '')})")
+            for line in run.get("syntax_errors", []):
+                print(f"    bash -n: {line}")
+        print("  commands:")
+        for name, command in doc["commands"][path].items():
+            print(f"    {name + ':':<10} {command}")
+    if doc["warnings"]:
+        print("\nwarnings:")
+        for w in doc["warnings"]:
+            print(f"  {w}")
+    print("\nopen questions for the user:" + ("" if doc["questions"] else " none"))
+    for q in doc["questions"]:
+        print(f"  {q['name']}: {q['question']} (assumed: {q['assumed']}; read {q['read']})")

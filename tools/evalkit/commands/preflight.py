@@ -206,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"evalkit preflight: running nel-next's dry-run on {path}", file=sys.stderr)
             else:
                 print(f"evalkit preflight: running the launcher dry-run on {path}", file=sys.stderr)
-                result = launcher.dry_run(path, args.overrides, args.nel)
+                result = launcher.dry_run(path, args.overrides, args.nel, env_file=args.env_file)
             findings += check_launcher(path, options, result)
 
     directives = {path: directives_for(path) for path in dict.fromkeys(configs)}

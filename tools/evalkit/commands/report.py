@@ -36,23 +36,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "-o",
         "--output",
         metavar="FILE",
-        help="where to write the report (required for --format text)",
+        help="where to write the report (required for --format text); never an input",
     )
+    parser.add_argument("--force", action="store_true", help="overwrite an existing -o file")
     parser.add_argument("--title", default="Release comparison", help="the report's heading")
 
 
 def run(args: argparse.Namespace) -> int:
     import sys
-    from pathlib import Path
 
     from evalkit.commands.compare import load_options
     from evalkit.comparison.suite import compare_suite
     from evalkit.errors import UsageError
     from evalkit.release_report import render_html, render_markdown
+    from evalkit.render.output import check_destination, write_output
+    from evalkit.render.redact import redact_data
     from evalkit.report import write_json
 
     if args.format == "text" and not args.output:
         raise UsageError("-o FILE is required for the HTML report (or use --format markdown)")
+    inputs = [args.base, args.cand, args.gate, args.reference]
+    if args.output:  # refuse before the work, not after it
+        check_destination(args.output, inputs, args.force)
     options = load_options(args)
     document = compare_suite(
         args.base,
@@ -68,15 +73,13 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_json(document)
         return code
+    shown = redact_data(document)  # before escaping: HTML entities would hide a secret's shape
     if args.format == "markdown":
-        body = render_markdown(document, args.title)
+        body = render_markdown(shown, args.title)
     else:
-        body = render_html(document, args.title)
+        body = render_html(shown, args.title)
     if args.output:
-        try:
-            Path(args.output).write_text(body, encoding="utf-8")
-        except OSError as err:
-            raise UsageError(f"cannot write {args.output}: {err.strerror or err}") from None
+        write_output(args.output, body, inputs, args.force)
         if args.format == "text":
             print(f"{args.output}: gate {document['gate']}")
     else:

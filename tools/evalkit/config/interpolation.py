@@ -245,11 +245,117 @@ def resolve_full(data: dict, path: Path, env: Mapping[str, str] | None = None) -
     return resolved
 
 
+class _Unresolved:
+    """A value that cannot be known before submit (an `oc.env`, a resolver nel lacks)."""
+
+    def __repr__(self) -> str:
+        return "UNRESOLVED"
+
+
+UNRESOLVED = _Unresolved()
+_ENV_FREE_REF = re.compile(r"\$\{(" + _REF + r")\}")
+
+
+def _static_value(value: str, data: dict, depth: int = 0) -> Any:
+    """A string of plain `${a.b}` references resolved without OmegaConf; None if not one."""
+    if "oc.env" in value or value.count("${") != len(_ENV_FREE_REF.findall(value)):
+        return None
+    if "\\${" in value or "$${" in value or depth > 8:
+        return None
+    whole = _ENV_FREE_REF.fullmatch(value)
+    if whole:  # a whole-value reference keeps the target's type, as in OmegaConf
+        found, target = lookup(data, whole.group(1))
+        if not found or target == MISSING:
+            return UNRESOLVED
+        if isinstance(target, str) and "${" in target:
+            return _static_value(target, data, depth + 1)
+        return target if not isinstance(target, (dict, list)) else None
+    parts = []
+    for m in _ENV_FREE_REF.finditer(value):
+        found, target = lookup(data, m.group(1))
+        if not found or target == MISSING or isinstance(target, (dict, list)):
+            return None if found and isinstance(target, (dict, list)) else UNRESOLVED
+        if isinstance(target, str) and "${" in target:
+            target = _static_value(target, data, depth + 1)
+            if target is None or target is UNRESOLVED:
+                return target
+        parts.append((m.group(0), "" if target is None else str(target)))
+    for token, text in parts:
+        value = value.replace(token, text, 1)
+    return value
+
+
+def resolved_view(data: dict) -> Any:
+    """A copy of `data` with every interpolated string replaced by what the launcher's
+    OmegaConf makes of it, or by UNRESOLVED when that depends on the submit-time
+    environment (`oc.env`), a resolver nel does not register, or a `???`.
+
+    Type and format checks read this view, so `walltime: ${run.time}` is checked as the
+    string it resolves to, and nothing is said about a value known only at submit.
+    """
+    pending: list[tuple[Path, str]] = []
+    out = _copy_with(data, (), pending)
+    omega = None
+    for path, value in pending:
+        resolved = _static_value(value, data)
+        if resolved is None:
+            if omega is None:
+                omega = _OmegaChecker(_without_env(data), {})
+            resolved = _omega_value(omega, path)
+        _store(out, path, resolved)
+    return out
+
+
+def _copy_with(node: Any, path: Path, pending: list) -> Any:
+    if isinstance(node, dict):
+        return {k: _copy_with(v, path + (k,), pending) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_copy_with(v, path + (i,), pending) for i, v in enumerate(node)]
+    if isinstance(node, str) and "${" in node:
+        pending.append((path, node))
+    return node
+
+
+def _without_env(node: Any) -> Any:
+    """`oc.env` renamed to a resolver nobody registers: its value is unknown until submit."""
+    if isinstance(node, dict):
+        return {k: _without_env(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_without_env(v) for v in node]
+    if isinstance(node, str):
+        return node.replace("oc.env:", "evalkit_submit_env:")
+    return node
+
+
+def _omega_value(omega: _OmegaChecker, path: Path) -> Any:
+    if omega.root is None:
+        return UNRESOLVED
+    try:
+        node: Any = omega.root
+        for part in path[:-1]:
+            node = node._get_node(part)
+        value = node[path[-1]]
+    except Exception:  # any resolution failure: unknown here; NEL001 words real errors
+        return UNRESOLVED
+    if omega.OmegaConf.is_config(value):
+        return omega.OmegaConf.to_container(value, resolve=False)
+    return value
+
+
+def _store(root: Any, path: Path, value: Any) -> None:
+    node = root
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+
+
 __all__ = [
+    "UNRESOLVED",
     "InterpolationIssue",
     "find_issues",
     "format_path",
     "launch_environment",
     "resolve_full",
     "resolve_text",
+    "resolved_view",
 ]

@@ -13,6 +13,7 @@ from typing import Any
 
 from evalkit.config.command import ServeFlags, resolved_command
 from evalkit.config.groups import merge
+from evalkit.config.interpolation import resolved_view
 from evalkit.config.yamldoc import Path, YamlDoc, format_path
 from evalkit.mrcr.variants import Variant, variant_for_config_path
 
@@ -169,6 +170,16 @@ class NelConfig:
     def get(self, path: Path, default: Any = None) -> Any:
         return get(self.data, tuple(path), default)
 
+    @cached_property
+    def resolved_data(self) -> dict:
+        """The effective config with interpolations resolved as the launcher would
+        (UNRESOLVED where only the submit-time environment knows the value)."""
+        return resolved_view(self.data)
+
+    def resolved(self, path: Path, default: Any = None) -> Any:
+        """The value at `path` after interpolation; UNRESOLVED when unknowable here."""
+        return get(self.resolved_data, tuple(path), default)
+
     @staticmethod
     def fmt(path: Path) -> str:
         return format_path(tuple(path))
@@ -176,12 +187,12 @@ class NelConfig:
     # -- sections ----------------------------------------------------------------------
     @property
     def execution_type(self) -> str | None:
-        value = self.get(("execution", "type"))
+        value = self.resolved(("execution", "type"))
         return value if isinstance(value, str) else None
 
     @property
     def deployment_type(self) -> str | None:
-        value = self.get(("deployment", "type"))
+        value = self.resolved(("deployment", "type"))
         return value if isinstance(value, str) else None
 
     @property

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path as FsPath
 from typing import Any
 
+from evalkit.config.interpolation import UNRESOLVED
 from evalkit.config.yamldoc import Path
 from evalkit.errors import InputError
 
@@ -93,8 +94,8 @@ class _Validator:
         if schema is False:
             self.issues.append(SchemaIssue(path, "rejected", "this key is not allowed here"))
             return
-        if value == MISSING and "not" not in schema:
-            return  # OmegaConf's mandatory blank fits any type; NEL002 reports it
+        if (value is UNRESOLVED or value == MISSING) and "not" not in schema:
+            return  # a blank (NEL002) or a value known only at submit fits any type
         if "not" in schema:
             self.issues.append(
                 SchemaIssue(path, "rejected", schema.get("description", "key not allowed"))

@@ -19,6 +19,8 @@ class Result:
     configs: list = field(default_factory=list)  # render.Rendered
     warnings: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    kind: str = ""
+    defaulted: list[str] = field(default_factory=list)  # facts that took their default
 
     @property
     def ok(self) -> bool:
@@ -35,13 +37,14 @@ def build(task_name: str, given: dict, checkpoint_dir: str | None) -> Result:
     task = tasks.get(task_name)
     if task is None:
         raise UsageError(f"unknown task {task_name!r}; `evalkit init --list` names them")
-    result = Result(task=task.name)
+    result = Result(task=task.name, kind=task.kind)
     result.missing = facts.missing(task.kind, given, render.judged(task, root))
     if checkpoint_dir is None:
         result.missing.insert(0, CHECKPOINT_FACT)
     if result.missing:
         return result
     values, defaulted = facts.with_defaults(given)
+    result.defaulted = defaulted
     for name in defaulted:
         if name == "walltime":
             result.warnings.append(

@@ -7,7 +7,7 @@ load, length) and records where each value came from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evalkit.checkpoint import MOE_KEYS, Checkpoint, context_source
@@ -37,11 +37,19 @@ class Derivation:
     long_override: Derived | None
     variant: Variant | None = None
     variant_source: str = ""
+    # Set when init changed the reference parallelism or TP so full-length prompts fit.
+    resolved: Derived | None = None
     warnings: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # init cannot write a valid config
 
     def topology_note(self) -> str:
         p, r = self.plan, self.request
+        if r.tensor_parallel_size is not None and self.resolved is not None:
+            return (
+                f"TP {p.tensor_parallel_size} x DP {p.data_parallel_size}: the TP that holds the "
+                f"most {r.max_model_len}-token sequences on {r.gpus_per_node} x "
+                f"{r.gpu_mem_gib:g} GiB GPUs at {r.gpu_memory_utilization:g} (evalkit size)"
+            )
         weights = f"{p.weights_bytes / GIB:.1f} GiB {'exact' if p.weights_exact else 'estimated'}"
         return (
             f"TP {p.tensor_parallel_size} x DP {p.data_parallel_size}: evalkit size, smallest "
@@ -151,6 +159,7 @@ def derive(
     load_source: str,
     gpu_memory_utilization: float | None,
     mrcr_variant: str | None = None,
+    resolve_preemption: bool = False,
 ) -> Derivation:
     warnings: list[str] = []
     problems: list[str] = []
@@ -192,6 +201,11 @@ def derive(
         gpu_memory_utilization=gpu_memory_utilization or VLLM_DEFAULT_GPU_MEMORY_UTILIZATION,
     )
     p = plan(ckpt, req)
+    resolved = None
+    if resolve_preemption and p.fits and p.preempts_at_max_len:
+        p, req, resolved = fit_load(ckpt, req, p, load_source)
+        if resolved is not None and resolved.value != load:
+            load_source = f"parallelism {resolved.value} chosen by init (full-length prompts fit)"
     if not p.fits:
         problems.append(
             f"one {req.max_model_len}-token sequence does not fit on {req.gpus_per_node} x "
@@ -227,6 +241,48 @@ def derive(
         long_override=override,
         variant=variant,
         variant_source=variant_source,
+        resolved=resolved,
         warnings=warnings,
         problems=problems,
     )
+
+
+def fit_load(ckpt: Checkpoint, req: SizeRequest, p: SizePlan, load_source: str):
+    """The reference load preempts at full length: the TP and load that fit instead.
+
+    Every power-of-two TP from the chosen one up to the node is sized at the same nodes;
+    the one that holds the most full-length sequences across its replicas wins (the
+    smaller TP on a tie: more replicas). When it holds the whole load only TP changes;
+    otherwise the load drops to what fits and --max-num-seqs to one replica's share.
+    The cost is stated as the load ratio: wall time grows about as concurrency falls.
+    """
+    best = None
+    tp = p.tensor_parallel_size
+    while tp <= req.gpus_per_node:
+        q = plan(ckpt, replace(req, tensor_parallel_size=tp))
+        held = q.seqs_per_replica_at_max_len * q.replicas
+        if best is None or min(held, req.parallelism) > best[0]:
+            best = (min(held, req.parallelism), tp, q)
+        tp *= 2
+    held, tp, q = best
+    if held < 1:
+        return p, req, None
+    before = f"TP {p.tensor_parallel_size} x DP {p.data_parallel_size}"
+    if held >= req.parallelism:
+        note = (
+            f"TP {tp} instead of {before}: {req.parallelism} full-length sequences fit "
+            f"({q.seqs_per_replica_at_max_len} per replica x {q.replicas} replicas); "
+            f"cost: {q.replicas} replicas instead of {p.replicas}, about "
+            f"{p.replicas / q.replicas:.1f}x the reference's wall time"
+        )
+        return q, replace(req, tensor_parallel_size=tp), Derived(req.parallelism, note)
+    new_req = replace(req, tensor_parallel_size=tp, parallelism=held)
+    q = plan(ckpt, new_req)
+    note = (
+        f"parallelism {held} instead of the reference {req.parallelism}: "
+        f"{q.seqs_per_replica_at_max_len} full-length sequences fit per replica at "
+        f"TP {tp} x {q.replicas} replicas, so none is preempted; cost: about "
+        f"{req.parallelism / held:.1f}x the reference's wall time (concurrency "
+        f"{req.parallelism} -> {held})"
+    )
+    return q, new_req, Derived(held, note)

@@ -215,6 +215,60 @@ FACTS: dict[str, Fact] = {
 }
 
 
+# Unit and what a wrong value costs, per fact: shown by `init --help` and `--format json`.
+UNITS = {
+    "walltime": "HH:MM:SS",
+    "gpus_per_node": "GPUs",
+    "gpu_mem_gib": "GiB",
+    "max_nodes": "nodes",
+    "context": "tokens",
+    "parallelism": "concurrent requests",
+    "tau2_parallelism": "concurrent requests",
+}
+COSTS = {
+    "hostname": "the submit fails (ssh to the wrong host)",
+    "account": "sbatch refuses the job",
+    "partition": "sbatch refuses the job, or it lands on nodes without the GPUs sized for",
+    "cpu_partition": "the export job is refused on a GPU-only partition",
+    "output_dir": "results land outside the shared file system; resume cannot find its cache",
+    "walltime": "too long: sbatch refuses it; too short: more resume jobs (each reloads vLLM)",
+    "gpus_per_node": "gres asks for GPUs the nodes lack (the job never starts), or idles GPUs",
+    "gpu_mem_gib": "too high: vLLM runs out of KV cache and preempts; too low: idle concurrency",
+    "max_nodes": "more than the partition allows: the job waits forever; fewer: a slower run",
+    "checkpoint_path": "vLLM fails to start: the mount is empty",
+    "served_model_name": "only a label, but baseline and candidate must differ to compare",
+    "vllm_image": "an image whose vLLM predates the model: the server fails to load it",
+    "gym_image": "a non-git /opt/Gym: the MRCR bootstrap stops the job at startup",
+    "thinking": "wrong mode: the score is not comparable with the reference (a wrong score)",
+    "reasoning_parser": "an unregistered name: vLLM fails to start; a wrong one: a wrong score",
+    "thinking_key": "the wrong key is ignored: thinking stays at the template default",
+    "tool_call_parser": "every Tau2 trial scores 0",
+    "context": "decides the MRCR variant: too high serves past what the model was trained "
+    "on (a wrong score); too low picks the 128k variant (not comparable with 1M runs)",
+    "parallelism": "too high: preemption and a slow run; too low: idle GPUs",
+    "judge_url": "judged tasks fail or score against the wrong judge",
+    "tau2_url": "Tau2 fails at its first turn",
+    "tau2_parallelism": "too high: HTTP 429 from the endpoints and failed trials",
+    "gdpval_sif_dir": "the Stirrup sandbox cannot start: every GDPVal task fails",
+    "gdpval_ref_dir": "reference files cannot be staged: GDPVal fails",
+}
+
+
+def documentation(fact: Fact) -> dict:
+    """Everything an agent needs about one fact, without reading init's source."""
+    out = {
+        "name": fact.name,
+        "meaning": fact.description,
+        "kind": fact.form,
+        "unit": UNITS.get(fact.name),
+        "default": fact.default,
+        "required_for": sorted(fact.required_for),
+        "wrong_value_costs": COSTS.get(fact.name, "nothing beyond a label"),
+        "example": fact.example,
+    }
+    return out
+
+
 def check_value(fact: Fact, value: Any) -> Any:
     """The fact's value after its kind's check; FactError says what is wrong."""
     form = KINDS.get(fact.form)
@@ -350,8 +404,11 @@ def help_text() -> str:
     rows = []
     for fact in FACTS.values():
         need = ", ".join(sorted(fact.required_for)) if fact.required_for else "optional"
+        unit = f" in {UNITS[fact.name]}" if fact.name in UNITS else ""
+        default = f"; default {fact.default}" if fact.default is not None else ""
         rows.append(
-            f"  {fact.name:<18} {fact.description} [{fact.form}; {need}; e.g. {fact.example}]"
+            f"  {fact.name:<18} {fact.description} [{fact.form}{unit}; {need}{default}; "
+            f"e.g. {fact.example}]\n  {'':<18} wrong: {COSTS.get(fact.name, 'a label only')}"
         )
     rows.append("\nfact kinds (a value outside its kind: exit 2, naming the fact and character):")
     rows += [f"  {k.name:<18} {k.rule}" for k in KINDS.values()]

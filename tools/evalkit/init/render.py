@@ -8,6 +8,7 @@ from typing import Any
 
 from evalkit.checkpoint import Checkpoint
 from evalkit.config.command import ServeFlags
+from evalkit.init import comments
 from evalkit.init.catalog import Output, Task, recipe_fragment
 from evalkit.init.derive import Derivation, derive
 from evalkit.init.textedit import Doc, EditError
@@ -62,19 +63,21 @@ def _template_len(doc: Doc) -> int | None:
     return ServeFlags.parse(doc.value(CMD)).integer("max_model_len")
 
 
-def _header(doc: Doc, task: Task, output: Output) -> None:
-    lines = doc.lines
-    if lines and lines[0].startswith("# yaml-language-server:"):
-        lines = lines[1:]
-        while lines and lines[0].strip() == "#":
-            lines = lines[1:]
-    head = [
-        f"# Written by `evalkit init {task.name}` from {output.template}.",
-        "# `# init:` comments say where each filled or derived value came from. Check it with",
-        "# `scripts/evalkit preflight` and the pinned dry-run before launching.",
-        "#",
-    ]
-    doc.replace_text("\n".join(head + lines))
+def _what(task: Task, role: str, der: Derivation) -> str:
+    if role == "mrcr":
+        return f"MRCR {der.variant.config} (NeMo Gym)"
+    return {
+        "gdpval": "GDPVal rubric mode (NeMo Gym)",
+        "aa": "AA suite, seven tasks in one invocation",
+        "tau2": "Tau2-Bench Telecom (AA suite)",
+    }.get(role, f"{task.name} on the AA template")
+
+
+def _header(doc: Doc, task: Task, output: Output, der: Derivation) -> None:
+    lines = comments.header(
+        task.name, output.template, output.role, task.recipe, _what(task, output.role, der)
+    )
+    comments.replace_header(doc, lines)
 
 
 def _set_if(doc: Doc, path: tuple, value: Any, comment: str | None = None) -> None:
@@ -91,7 +94,7 @@ def _cluster(doc: Doc, facts: dict, defaulted: list[str]) -> None:
         facts["walltime"],
         f"{NOTE}default 04:00:00, not your cluster's limit: set fact walltime"
         if "walltime" in defaulted
-        else None,
+        else f"{NOTE}fact walltime (quoted: YAML 1.1 reads H:M:S unquoted as an integer)",
     )
     if doc.has(("execution", "cpu_partition")):
         doc.set(("execution", "cpu_partition"), facts["cpu_partition"])
@@ -113,6 +116,13 @@ def write_topology(doc: Doc, der: Derivation, role: str) -> None:
         )
     else:
         doc.add(ex, "gres", gres, f"{NOTE}fact gpus_per_node")
+    if role == "mrcr" and doc.has(ex + ("num_nodes",)):
+        doc.comment_above(
+            ex + ("num_nodes",),
+            f"{NOTE}{der.num_nodes} node(s) x (TP {p.tensor_parallel_size} x DP "
+            f"{p.data_parallel_size}) on {der.request.gpus_per_node}-GPU nodes = {p.replicas} "
+            "vLLM replica(s); gres = TP x DP per node",
+        )
     for key, value in (("num_nodes", der.num_nodes), ("num_instances", der.num_instances)):
         if doc.has(ex + (key,)):
             doc.set(ex + (key,), value, f"{NOTE}fact max_nodes, one vLLM instance per node")
@@ -144,6 +154,7 @@ def write_topology(doc: Doc, der: Derivation, role: str) -> None:
             notes.append(extra.source)
         else:
             doc.drop_flag(CMD, flag)
+    notes.append("no comment inside this folded block: bash drops everything after `#`")
     for note in notes:
         doc.comment_above(CMD, NOTE + note)
 
@@ -161,8 +172,15 @@ def write_topology(doc: Doc, der: Derivation, role: str) -> None:
 def _thinking(doc: Doc, facts: dict, role: str, problems: list[str]) -> None:
     kwargs = ADAPTER + ("params_to_add", "chat_template_kwargs")
     if facts["thinking"]:
-        _set_if(doc, ("deployment", "reasoning_parser"), facts.get("reasoning_parser"))
+        _set_if(
+            doc,
+            ("deployment", "reasoning_parser"),
+            facts.get("reasoning_parser"),
+            f"{NOTE}fact reasoning_parser (a name the image's vLLM registers: NEL313)",
+        )
         key = facts["thinking_key"]
+        if doc.has(kwargs) and role == "mrcr":
+            doc.comment_above(kwargs, f"{NOTE}fact thinking: true, key from fact thinking_key")
         if key != "enable_thinking" and doc.has(kwargs + ("enable_thinking",)):
             doc.rename_key(kwargs + ("enable_thinking",), key)
             doc.note(kwargs + (key,), f"{NOTE}fact thinking_key")
@@ -258,7 +276,7 @@ def render_output(
     doc = Doc(read_text(root / output.template), output.file_name)
     role = output.role
     problems: list[str] = []
-    _header(doc, task, output)
+    comments.clear_template_prose(doc, role)
     if role == "single":
         _single_tasks(doc, task, root)
     load, load_source = server_load(doc, role, facts)
@@ -271,10 +289,17 @@ def render_output(
         load_source=load_source,
         gpu_memory_utilization=command_gpu_util(doc),
         mrcr_variant=task.mrcr_variant if role == "mrcr" else None,
+        resolve_preemption=role == "mrcr",
     )
     problems += der.problems
     _cluster(doc, facts, defaulted)
     write_topology(doc, der, role)
+    if der.resolved is not None:
+        if der.resolved.value != load:
+            doc.set(PARAMS + ("parallelism",), der.resolved.value)
+        doc.note(PARAMS + ("parallelism",), NOTE + der.resolved.source)
+    elif role == "mrcr":
+        doc.note(PARAMS + ("parallelism",), f"{NOTE}{load_source}, total across instances")
     _thinking(doc, facts, role, problems)
 
     extra_mounts: dict = {}
@@ -296,6 +321,16 @@ def render_output(
             facts["gdpval_sif_dir"]: GDPVAL_SIF_MOUNT,
             facts["gdpval_ref_dir"]: GDPVAL_REF_MOUNT,
         }
+    if (
+        role in ("aa", "single", "tau2")
+        and facts["thinking"]
+        and doc.has(PARAMS + ("max_new_tokens",))
+    ):
+        doc.comment_above(
+            PARAMS + ("max_new_tokens",),
+            f"{NOTE}sampling: the template's reasoning-mode fallback; the model card's "
+            "values replace it (export.mlflow.tags must stay equal)",
+        )
     if role in ("aa", "single"):
         _set_if(doc, PARAMS + ("parallelism",), facts["parallelism"])
         if facts.get("judge_url"):
@@ -308,6 +343,7 @@ def render_output(
     _caches(doc, facts, extra_mounts)
     _export(doc, facts, task.name if role == "single" else None)
 
+    _header(doc, task, output, der)
     text = doc.text if doc.text.endswith("\n") else doc.text + "\n"
     return Rendered(output, text, der, warnings=list(der.warnings), problems=problems)
 

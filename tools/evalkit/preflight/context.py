@@ -34,7 +34,8 @@ class Context:
 
     @cached_property
     def schema_issues(self) -> list[SchemaIssue]:
-        return validate(self.cfg.data)
+        # on the resolved view: the launcher checks values after OmegaConf resolves them
+        return validate(self.cfg.resolved_data)
 
     def strings(self) -> Iterator[tuple[tuple, str]]:
         """Every string value of the effective config with its key path."""

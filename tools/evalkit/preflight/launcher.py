@@ -228,9 +228,15 @@ def bash_syntax_errors(scripts: Sequence[RenderedScript]) -> list[SyntaxFailure]
 
 
 def dry_run(
-    config: str, overrides: Sequence[str], nel: str | None, timeout: float = 600
+    config: str,
+    overrides: Sequence[str],
+    nel: str | None,
+    timeout: float = 600,
+    env_file: str | None = None,
 ) -> LauncherResult:
     command = find_nel(nel) + ["run", "--config", str(Path(config).resolve()), "--dry-run"]
+    if env_file:  # else nel reads ./.env by itself, as a launch would
+        command += ["--env-file", str(Path(env_file).resolve())]
     for item in overrides:
         command += ["-o", item]
     try:

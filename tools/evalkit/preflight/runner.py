@@ -10,6 +10,7 @@ from evalkit.config.interpolation import launch_environment
 from evalkit.findings import Finding
 from evalkit.preflight.context import Context
 from evalkit.preflight.registry import Hit, Rule, all_rules
+from evalkit.preflight.schema_kind import is_nel_next, wrapper_reason
 
 
 @dataclass
@@ -62,16 +63,6 @@ def run_rules(ctx: Context, scopes: Iterable[str]) -> list[Finding]:
     return findings
 
 
-# Top-level sections of a nel-next (nemo-evaluator 0.4) config, and of a nel 0.2.6 one.
-NEL_NEXT_SECTIONS = {"services", "benchmarks"}
-NEL_026_SECTIONS = {"defaults", "execution", "deployment", "evaluation"}
-
-
-def is_nel_next(data: Mapping) -> bool:
-    keys = set(data)
-    return keys >= NEL_NEXT_SECTIONS and not keys & NEL_026_SECTIONS
-
-
 def check_file(path: str, options: Options) -> list[Finding]:
     cfg = load(path, options)
     ctx = Context(
@@ -80,7 +71,8 @@ def check_file(path: str, options: Options) -> list[Finding]:
         env=options.env if options.env is not None else launch_environment(),
         checkpoint=options.checkpoint,
     )
-    if is_nel_next(cfg.doc.data):  # the 0.2.6 rules would only list schema differences
+    # another tool's file: the 0.2.6 rules would only list schema differences
+    if is_nel_next(cfg.doc.data) or wrapper_reason(cfg.doc.data):
         return run_rules(ctx, ["other-schema"])
     scopes = ["config"] + (["checkpoint"] if options.checkpoint is not None else [])
     return run_rules(ctx, scopes)

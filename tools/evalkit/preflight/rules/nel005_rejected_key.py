@@ -14,7 +14,8 @@ starts). Either way the setting you wrote does not take effect.
 Severity: error for the keys that stop the launch or the evaluation on every cluster;
 warning for the top-level `cluster:` block, which 0.2.6 accepts and ignores (the
 launcher's dry-run passes; a lost `sbatch_comment` matters only on clusters that act on
-it, such as an idle-GPU reaper).
+it, such as an idle-GPU reaper), and for `deployment.multiple_instances` outside the
+SLURM executor (only the SLURM executor refuses it; the local one ignores it).
 
 ## Example
 ```yaml
@@ -36,7 +37,12 @@ from evalkit.preflight.registry import Hit, rule
 def check(ctx):
     for issue in ctx.schema_issues:
         if issue.kind == "rejected":
-            inert = tuple(issue.path) == ("cluster",)  # accepted and ignored by 0.2.6
+            path = tuple(issue.path)
+            # 0.2.6 accepts and ignores the top-level `cluster:` block, and only the
+            # SLURM executor refuses `deployment.multiple_instances`
+            inert = path == ("cluster",) or (
+                path == ("deployment", "multiple_instances") and ctx.cfg.execution_type != "slurm"
+            )
             yield Hit(
                 issue.path,
                 issue.message,

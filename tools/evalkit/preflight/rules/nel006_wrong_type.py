@@ -3,7 +3,10 @@
 ## What it does
 Checks types and enumerations from schemas/nel-0.2.6-config.schema.json: numbers where
 numbers are read, booleans for switches, strings for env-var values, `deployment.type`
-and `execution.type` among the known ones, a `name` on every task.
+and `execution.type` among the known ones, a `name` on every task. Values are checked
+after OmegaConf resolves their interpolations, as the launcher reads them; one known only
+at submit (`${oc.env:...}`) is left alone. `execution.proxy` is checked only with
+`num_instances > 1`, the only case where the SLURM executor renders it.
 
 ## Why is this bad
 Some are rejected late by the launcher (`env_vars` values must be strings), others by
@@ -37,6 +40,14 @@ from evalkit.preflight.registry import Hit, rule
 WARNING_ONLY = {("execution", "mounts", "mount_home")}
 
 
+def _proxy_unused(ctx, issue) -> bool:
+    """The SLURM executor renders the proxy (and its image) only for several instances."""
+    if tuple(issue.path[:2]) != ("execution", "proxy"):
+        return False
+    instances = ctx.cfg.resolved(("execution", "num_instances"))
+    return isinstance(instances, int) and instances <= 1
+
+
 @rule("NEL006", "wrong-type", "error")
 def check(ctx):
     for issue in ctx.schema_issues:
@@ -46,5 +57,7 @@ def check(ctx):
                 if issue.suggestion
                 else "use a value of the listed type"
             )
+            if _proxy_unused(ctx, issue):
+                continue
             severity = "warning" if tuple(issue.path) in WARNING_ONLY else None
             yield Hit(issue.path, issue.message, fix=fix, severity=severity)

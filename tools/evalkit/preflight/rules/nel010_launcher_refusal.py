@@ -7,8 +7,9 @@ merged into a user file, so only what the file's `defaults:` and keys provide ex
 with `deployment: none` the evaluated endpoint must come from `target.api_endpoint`; with
 a deployment, `target.api_endpoint` must not carry `url` or `model_id` (the launcher
 fills them from the deployment). `evaluation.tasks` must list at least one task. With
-the local executor, some task must see at least one env var (0.2.6's local executor
-reads an unset variable otherwise).
+the local executor, the first task must see at least one env var (its own, the
+deployment's or the exporter's; 0.2.6's local executor reads an unset variable
+otherwise), and `execution.mode: parallel` needs `deployment: none`.
 
 ## Why is this bad
 The launcher stops with `Key 'evaluation' is not in struct`, `Key 'target' is not in
@@ -16,8 +17,10 @@ struct`, or `when deployment is configured, url field should not exist in
 target.api_endpoint`. Severity: error, the launcher refuses the config. An empty task
 list is an error with the local executor (0.2.6 stops with an `UnboundLocalError`) and a
 warning elsewhere (the launcher accepts it and evaluates nothing). A local run with no
-env var in any group stops with `UnboundLocalError: ... 'export_reexport_cmd'` (a 0.2.6
-bug in executors/local/executor.py): an error, the launcher refuses it.
+env var for its first task stops with `UnboundLocalError: ... 'export_reexport_cmd'`
+(a 0.2.6 bug in executors/local/executor.py), even when a later task has some; the local
+executor refuses `mode: parallel` with a deployment ("Execution mode 'parallel' is not
+supported with deployment type: vllm"). Both are errors: the launcher refuses them.
 
 ## Example
 ```yaml
@@ -43,11 +46,34 @@ SECTIONS = {
 }
 
 
-def any_env_var(cfg) -> bool:
-    """True when the launcher collects at least one env var for some job (secrets file)."""
-    if any(values for _, values in cfg.env_maps()):
+# Set in the launching shell, these reach every task's env (nemo_evaluator.telemetry).
+TELEMETRY_VARS = (
+    "NEMO_EVALUATOR_TELEMETRY_SESSION_ID",
+    "NEMO_EVALUATOR_TELEMETRY_LEVEL",
+    "NEMO_EVALUATOR_TELEMETRY_ENDPOINT",
+)
+
+
+def first_task_has_env(cfg, env) -> bool:
+    """The condition under which 0.2.6's local executor binds `export_reexport_cmd`.
+
+    Its task loop (executors/local/executor.py) builds the secrets file, and binds that
+    name, only when the task has env vars in some group: its own (top-level, evaluation
+    and task env_vars, the api_key_name, telemetry variables of the shell), the
+    deployment's (top-level and deployment env_vars, when it deploys) or the exporter's
+    (top-level and export env_vars). Later tasks reuse the first task's binding, so only
+    the first task decides.
+    """
+    if cfg.get(("env_vars",)) or cfg.get(("evaluation", "env_vars")):
         return True
-    return bool(cfg.get(("target", "api_endpoint", "api_key_name")))
+    first = cfg.tasks[0][1] if cfg.tasks else {}
+    if first.get("env_vars") or cfg.get(("target", "api_endpoint", "api_key_name")):
+        return True
+    if cfg.deployment_type not in (None, "none") and cfg.get(("deployment", "env_vars")):
+        return True
+    if cfg.get(("export", "env_vars")):
+        return True
+    return any(env.get(name) for name in TELEMETRY_VARS)
 
 
 @rule("NEL010", "launcher-refusal", "error")
@@ -74,14 +100,24 @@ def check(ctx):
             fix="list at least one task under evaluation.tasks",
             severity="error" if cfg.execution_type == "local" else "warning",
         )
-    if cfg.execution_type == "local" and cfg.tasks and not any_env_var(cfg):
+    if cfg.execution_type == "local" and cfg.tasks and not first_task_has_env(cfg, ctx.env):
         yield Hit(
-            ("execution", "type"),
-            "a local run with no env var in any group: nel 0.2.6's local executor stops with "
-            "\"UnboundLocalError: ... 'export_reexport_cmd'\"",
-            fix="give the evaluation any env var, e.g. evaluation.env_vars: {HF_HOME: "
-            "lit:/root/.cache/huggingface}, or a target.api_endpoint.api_key_name",
+            ("evaluation", "tasks", cfg.tasks[0][0]),
+            "the first task has no env var in any group: nel 0.2.6's local executor stops "
+            "with \"UnboundLocalError: ... 'export_reexport_cmd'\" (a later task's env "
+            "vars do not help)",
+            fix="give the first task an env var (or evaluation.env_vars, for all tasks), "
+            "e.g. HF_HOME: lit:/root/.cache/huggingface, or a target.api_endpoint.api_key_name",
         )
+    if cfg.execution_type == "local" and ctx.deploys:
+        mode = cfg.resolved(("execution", "mode"), "parallel")
+        if mode == "parallel":
+            yield Hit(
+                ("execution", "mode"),
+                "execution.mode 'parallel' with a deployment: the local executor refuses it "
+                f'("not supported with deployment type: {cfg.deployment_type}")',
+                fix="set execution.mode: sequential (the local executor's default)",
+            )
     deployment = cfg.deployment_type
     endpoint = cfg.get(("target", "api_endpoint"))
     if deployment == "none":

@@ -26,14 +26,19 @@ benchmarks:
 
 ## Use instead
 Check it with nel-next's dry-run: `scripts/nel-next.sh eval run FILE --dry-run`
-(references/nel-next.md).
+(references/nel-next.md), or `evalkit preflight FILE --with-launcher`, which runs that
+dry-run once `scripts/nel-next.sh --setup-only` has built the environment (it never hands
+a nel-next config to the 0.2.6 launcher).
 """
 
 from evalkit.preflight.registry import Hit, rule
+from evalkit.preflight.schema_kind import is_nel_next
 
 
 @rule("NEL011", "nel-next-config", "info", scope="other-schema")
 def check(ctx):
+    if not is_nel_next(ctx.cfg.doc.data):
+        return
     yield Hit(
         ("services",),
         "a nel-next config (top-level services and benchmarks): preflight checks nel 0.2.6 "

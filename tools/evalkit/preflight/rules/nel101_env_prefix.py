@@ -27,6 +27,7 @@ evaluation:
 """
 
 from evalkit.preflight.registry import Hit, rule
+from evalkit.render.redact import is_secret_name, looks_secret
 
 PREFIXES = ("host:", "lit:", "runtime:")
 
@@ -38,6 +39,14 @@ def check(ctx):
             continue  # NEL005 reports the whole section
         for name, value in mapping.items():
             if isinstance(value, str) and (value == "???" or value.startswith(PREFIXES)):
+                continue
+            if is_secret_name(name) or looks_secret(value):
+                # Never echo a credential, and never suggest writing it into the config.
+                yield Hit(
+                    section + (name,),
+                    f"env value of {name} has no host:/lit:/runtime: prefix (value not shown)",
+                    fix=f"write it as 'host:{name}' and export {name} in your shell",
+                )
                 continue
             shown = value if isinstance(value, str) else repr(value)
             guess = (

@@ -1,7 +1,10 @@
 """`execution.walltime` that YAML reads as an integer, or is not HH:MM:SS.
 
 ## What it does
-Checks the value as the launcher receives it after YAML parsing.
+Checks the value as the launcher receives it: after YAML parsing and after OmegaConf
+resolves its interpolations (`walltime: ${run.time}` is checked as what `run.time`
+holds). A value known only at submit (`${oc.env:...}`, a resolver nel does not have) is
+left alone.
 
 ## Why is this bad
 YAML 1.1 reads an unquoted `10:00:00` as the base-60 integer 36000 (`02:00:00` stays a
@@ -25,6 +28,7 @@ execution:
 ```
 """
 
+from evalkit.config.interpolation import UNRESOLVED
 from evalkit.preflight.helpers import walltime_seconds
 from evalkit.preflight.registry import Hit, rule
 
@@ -35,8 +39,8 @@ def check(ctx):
         return
     for key in ("walltime", "max_walltime"):
         path = ("execution", key)
-        value = ctx.cfg.get(path)
-        if value is None and key == "max_walltime":
+        value = ctx.cfg.resolved(path)
+        if (value is None and key == "max_walltime") or value is UNRESOLVED:
             continue
         if isinstance(value, int) and not isinstance(value, bool):
             h, rest = divmod(value, 3600)

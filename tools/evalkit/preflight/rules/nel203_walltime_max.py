@@ -29,11 +29,11 @@ from evalkit.preflight.registry import Hit, rule
 def check(ctx):
     if ctx.cfg.execution_type != "slurm":
         return
-    wall = walltime_seconds(ctx.cfg.get(("execution", "walltime")))
-    cap = walltime_seconds(ctx.cfg.get(("execution", "max_walltime")))
+    wall = walltime_seconds(ctx.cfg.resolved(("execution", "walltime")))
+    cap = walltime_seconds(ctx.cfg.resolved(("execution", "max_walltime")))
     if wall is not None and cap is not None and wall > cap:
         yield Hit(
             ("execution", "walltime"),
-            f"walltime exceeds max_walltime ({ctx.cfg.get(('execution', 'max_walltime'))})",
+            f"walltime exceeds max_walltime ({ctx.cfg.resolved(('execution', 'max_walltime'))})",
             fix="lower walltime to the per-job limit or raise max_walltime",
         )

@@ -47,7 +47,7 @@ import re
 from evalkit.config.interpolation import lookup, resolve_full
 from evalkit.preflight.helpers import COMMAND_KEYS
 from evalkit.preflight.registry import Hit, rule
-from evalkit.preflight.rules.nel003_placeholder import TOKEN as PLACEHOLDER
+from evalkit.preflight.rules.nel003_placeholder import ANGLE, is_placeholder
 
 # What makes bash do something other than pass the value on as one argument's text.
 METACHAR = re.compile(r"[\n\r;&|`<>]|\$\(")
@@ -61,7 +61,9 @@ REFERENCE = re.compile(r"\$\{\s*([A-Za-z_][\w.]*)\s*\}")
 def _bad(value: object) -> str | None:
     if not isinstance(value, str):
         return None
-    found = METACHAR.search(PLACEHOLDER.sub("", value))  # `<HOST_PATH>` is NEL003's
+    # A `<HOST_PATH>` blank is NEL003's, not a redirection.
+    blanked = ANGLE.sub(lambda m: "" if is_placeholder(m.group(1)) else m.group(0), value)
+    found = METACHAR.search(blanked)
     if found is None:
         return None
     return NAMES.get(found.group(), repr(found.group()))

@@ -1,44 +1,58 @@
-"""`${deployment.*}` or `${evaluation.*}` inside `export`.
+"""An interpolation in `export` that reaches outside the `export` section.
 
 ## What it does
-Looks for those references in every string under `export`.
+Resolves the `export` section the way the launcher does: on its own, as a config whose
+only key is `export`. Every `${...}` there that then fails (`${deployment.*}`,
+`${evaluation.*}`, or any top-level key such as `${run.wandb.entity}`) is reported.
+References inside the section (`${export.team}`, `${.team}`) and `${oc.env:VAR}` resolve
+there and are fine.
 
 ## Why is this bad
-Auto-export resolves the export block in a separate job whose config has no
-`deployment` or `evaluation` nodes; the reference fails there and nothing is exported,
-after the evaluation itself succeeded.
+The launcher copies `export` into a fresh config before resolving it, so a key that
+exists elsewhere in the file is not found: the local executor stops at submit with
+"Interpolation key 'run.wandb.entity' not found", and the SLURM executor stops the same
+way when auto-export has destinations. The export job (or `nel export` later) reads the
+same copied section.
 
-Severity: error, the export job fails on every cluster after the evaluation has
-finished.
+Severity: error, the launcher refuses the config, or the export fails on every cluster
+after the evaluation has finished.
 
 ## Example
 ```yaml
+run:
+  wandb:
+    entity: eval-team
 export:
-  mlflow:
-    experiment_name: ${deployment.served_model_name}
+  wandb:
+    entity: ${run.wandb.entity}
 ```
 
 ## Use instead
-Literal values (or `${oc.env:VAR}`) in `export`.
+Literal values, references inside `export`, or `${oc.env:VAR}`:
+```yaml
+export:
+  wandb:
+    entity: eval-team
+```
 """
 
-import re
-
-from evalkit.config.interpolation import walk_strings
+from evalkit.config.interpolation import find_issues
 from evalkit.preflight.registry import Hit, rule
 
-REF = re.compile(r"\$\{(deployment|evaluation)\.[^}]*\}")
 
-
-@rule("NEL502", "export-run-reference", "error")
+@rule("NEL502", "export-outside-reference", "error")
 def check(ctx):
     export = ctx.cfg.get(("export",))
-    for path, value in walk_strings(export, ("export",)):
-        m = REF.search(value)
-        if m:
-            yield Hit(
-                path,
-                f"{m.group(0)} cannot resolve in the auto-export job",
-                fix="write the literal value (or ${oc.env:VAR})",
-                token=m.group(0),
-            )
+    if not isinstance(export, dict):
+        return
+    broken_anyway = {tuple(i.path) for i in ctx.interpolation_issues}  # NEL001's
+    # the launcher's own step: OmegaConf.create({"export": cfg.export}), then resolve
+    for issue in find_issues({"export": export}, ctx.env):
+        if issue.kind != "error" or tuple(issue.path) in broken_anyway:
+            continue  # an unset ${oc.env:VAR} is NEL104's, as everywhere else
+        yield Hit(
+            issue.path,
+            f"resolved on its own as the launcher does, `export` fails here: {issue.message}",
+            fix="write the literal value, a reference inside export, or ${oc.env:VAR}",
+            token=issue.token,
+        )

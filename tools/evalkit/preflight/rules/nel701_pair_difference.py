@@ -40,6 +40,19 @@ def flatten(node, path=()):
         yield path, node
 
 
+def _shown(a, b):
+    """The two values as the message quotes them: a multi-line value (pre_cmd, a command)
+    by its first differing line only, so a whole script is never pasted back."""
+    if isinstance(a, str) and isinstance(b, str) and ("\n" in a or "\n" in b):
+        left, right = a.splitlines(), b.splitlines()
+        for i in range(max(len(left), len(right))):
+            x = left[i] if i < len(left) else None
+            y = right[i] if i < len(right) else None
+            if x != y:
+                return f"line {i + 1}: baseline {x!r}, candidate {y!r}"
+    return f"baseline {a!r}, candidate {b!r}"
+
+
 def _flag(cfg, spelling):
     words = cfg.flags.words
     for i, word in enumerate(words):
@@ -61,7 +74,7 @@ def check(ctx):
         if a.get(path) != b.get(path):
             yield Hit(
                 path,
-                f"differs: baseline {a.get(path)!r}, candidate {b.get(path)!r}",
+                f"differs: {_shown(a.get(path), b.get(path))}",
                 fix="make it identical in both configs",
             )
     ga, gb = base.mrcr, cand.mrcr

@@ -1,0 +1,113 @@
+"""The bundled baseline/candidate pair in tests/data/suite (tests/data/suite/PROVENANCE.md).
+
+The pair is what a newcomer compares first, so its verdict is pinned here: both sides
+valid, trust checks passed, MRCR inconclusive overall at 90 items with the loss clearly
+in the 8-needle stratum, GPQA (results.yml only) unpaired and within its margin.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers.oracle import cache_dir, pip_download
+
+SUITE = Path(__file__).parent / "data" / "suite"
+BASE, CAND = SUITE / "baseline", SUITE / "candidate"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _rows(doc: dict) -> dict[str, dict]:
+    return {row["task"]: row for row in doc["tasks"]}
+
+
+def test_each_side_is_valid(run_cli):
+    for side in (BASE, CAND):
+        code, out, err = run_cli("validate", side, "--format", "json")
+        assert code == 0, err
+        doc = json.loads(out)
+        assert doc["verdict"] == "valid", doc
+
+
+def test_compare_verdict_is_inconclusive_with_the_loss_in_8_needle_items(run_cli):
+    code, out, err = run_cli("compare", BASE, CAND, "--format", "json")
+    assert code == 1, err  # not a pass
+    doc = json.loads(out)
+    assert doc["kind"] == "suite" and doc["gate"] == "inconclusive"
+    rows = _rows(doc)
+    assert set(rows) == {"nemo_gym.0", "simple_evals.gpqa_diamond.1"}
+
+    mrcr = rows["nemo_gym.0"]
+    assert mrcr["benchmark"] == "mrcr" and mrcr["paired"] and mrcr["n"] == 90
+    assert mrcr["verdict"] == "inconclusive"
+    assert mrcr["validation"] == {"base": "valid", "cand": "valid"}
+    lo, hi = mrcr["ci95"]
+    assert lo < -1.0 < 0 < hi and mrcr["delta"] < -5.0
+    strata = mrcr["strata"]
+    assert strata["8"]["ci95"][1] < 0  # the loss is established in the 8-needle items
+    for needles in ("2", "4"):
+        s_lo, s_hi = strata[needles]["ci95"]
+        assert s_lo < 0 < s_hi, needles  # equal within noise
+    assert strata["8"]["delta"] < min(strata["2"]["delta"], strata["4"]["delta"]) - 15
+
+    gpqa = rows["simple_evals.gpqa_diamond.1"]
+    assert gpqa["paired"] is False and gpqa["verdict"] == "no_regression"
+
+
+def test_trust_checks_pass_on_the_pair(run_cli):
+    code, out, err = run_cli(
+        "compare", BASE / "nemo_gym.0", CAND / "nemo_gym.0", "--format", "json"
+    )
+    doc = json.loads(out)
+    trust = {check["id"]: check for check in doc["trust"]}
+    assert trust["response-reuse"]["status"] == "pass", trust["response-reuse"]
+    assert all(check["status"] != "fail" for check in trust.values()), trust
+    prov = doc["provenance"]
+    assert prov["base"]["invocation_id"] != prov["cand"]["invocation_id"]
+    assert prov["base"]["checkpoint"].endswith("model-bf16")
+    assert prov["cand"]["checkpoint"].endswith("model-nvfp4")
+
+
+@pytest.mark.slow
+def test_the_generator_reproduces_the_pair_byte_for_byte(tmp_path):
+    """Re-run tools/dev/make_bundled_pair.py (Gym's sdist, the real nel dry-run) and
+    compare every file with the bundled one."""
+    for module in ("pandas", "orjson"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"the generator needs {module} (Gym's aggregation); not installed")
+    sdist = pip_download(
+        "nemo-gym==0.7.0",
+        cache_dir("EVALKIT_GYM_SDIST_DIR"),
+        "nemo_gym-0.7.0.tar.gz",
+        "--no-binary",
+        ":all:",
+        "--ignore-requires-python",
+        timeout=900,
+    )
+    import subprocess
+
+    out = tmp_path / "suite"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "tools/dev/make_bundled_pair.py"),
+            "--sdist",
+            str(sdist),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    bundled = sorted(p.relative_to(SUITE) for p in SUITE.rglob("*") if p.is_file())
+    made = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    assert [p for p in made] == [p for p in bundled if p.parts[0] in ("baseline", "candidate")]
+    for rel in made:
+        assert (out / rel).read_bytes() == (SUITE / rel).read_bytes(), rel

@@ -1,0 +1,66 @@
+"""Which tool a YAML file is written for: nel 0.2.6, nel-next, or a wrapper around nel.
+
+A file that is not a plain nel 0.2.6 config gets one finding saying so (NEL011, NEL012)
+instead of a page of findings that are all true of the wrong tool.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from evalkit.config.interpolation import walk_strings
+
+# Top-level sections of a nel-next (nemo-evaluator 0.4) config, and of a nel 0.2.6 one.
+NEL_NEXT_SECTIONS = {"services", "benchmarks"}
+NEL_026_SECTIONS = {"defaults", "execution", "deployment", "evaluation"}
+# `${name:...}`: a resolver call (not escaped with a backslash)
+# (lower case, and not bash's `${VAR:-default}`, which NEL001 reports in a nel file).
+RESOLVER = re.compile(r"(?<!\\)\$\{([a-z][\w.]*):(?![-=+?])")
+# What the launcher's OmegaConf has: the oc.* built-ins, its own select_not_null, and
+# Hydra's. `env` (OmegaConf 1.x) is left to NEL001: in a nel file it is a plain mistake.
+NEL_RESOLVERS = {"select_not_null", "env", "hydra"}
+
+
+def is_nel_next(data: Mapping) -> bool:
+    keys = set(data)
+    return keys >= NEL_NEXT_SECTIONS and not keys & NEL_026_SECTIONS
+
+
+def foreign_resolvers(data: Mapping) -> list[str]:
+    """Resolver names nel 0.2.6 does not register, in order of first use."""
+    found: list[str] = []
+    for _, value in walk_strings(dict(data)):
+        for name in RESOLVER.findall(value):
+            if not name.startswith("oc.") and name not in NEL_RESOLVERS and name not in found:
+                found.append(name)
+    return found
+
+
+def wrapper_reason(data: Mapping) -> str | None:
+    """Why this file looks like another tool's config carrying a nel one, or None."""
+    if not isinstance(data, Mapping) or not data or is_nel_next(data):
+        return None
+    foreign = foreign_resolvers(data)
+    if foreign:
+        names = ", ".join(f"${{{n}:...}}" for n in foreign)
+        return f"it uses resolvers nel 0.2.6 does not have ({names})"
+    if "defaults" not in data and not _self_contained(data):
+        # (a launcher-written config.yml has no defaults but every section and type)
+        return (
+            "it has no `defaults:` list and lacks sections nel needs (execution.type, "
+            "deployment.type, evaluation)"
+        )
+    return None
+
+
+def _self_contained(data: Mapping) -> bool:
+    """Every section nel reads, with its type: what a composed (resolved) config has."""
+    execution, deployment = data.get("execution"), data.get("deployment")
+    return (
+        isinstance(execution, Mapping)
+        and "type" in execution
+        and isinstance(deployment, Mapping)
+        and "type" in deployment
+        and isinstance(data.get("evaluation"), Mapping)
+    )
