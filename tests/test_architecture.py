@@ -26,8 +26,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("__main__",),
 )
 BASE = {"__init__", "errors", "inputs", "boundedyaml", "findings", "checkpoint", "_seqmatch"}
-# Files that belong to a layer by name before they move into its folder.
-ALIASES = {"report": "render", "release_report": "render", "mrcr": "benchmarks"}
+# Old paths kept as re-exports for the side that has not moved its imports yet.
+ALIASES = {"mrcr": "benchmarks"}
 # The two sides never import each other: a run check does not read a config under
 # preflight's rules, and preflight does not read run directories.
 POST_RUN = {"checks", "comparison", "status"}
@@ -37,6 +37,8 @@ PRE_LAUNCH = {"config", "sizing", "preflight", "init", "skillcheck"}
 KNOWN_UPWARD = {
     ("preflight", "init"): "preflight/fixes edit YAML with init/textedit.py, which belongs in "
     "config/ beside the other YAML readers",
+    ("preflight", "render"): "NEL101 reads what counts as a secret name from "
+    "render/redact.py; that classification belongs in the base, imported by both",
 }
 MAX_LINES = 450
 # Over the limit and owned by a branch that does not split it here (see the report of
@@ -169,7 +171,7 @@ def test_the_walker_sees_relative_and_function_local_imports(tmp_path):
     fake = PACKAGE / "runs" / "run.py"
     assert "evalkit.runs.layout" in imports_of(fake)
     assert unit_of("evalkit.benchmarks.mrcr.variants") == "benchmarks"
-    assert unit_of("evalkit.errors") == "base" and unit_of("evalkit.report") == "render"
+    assert unit_of("evalkit.errors") == "base" and unit_of("evalkit.render.report") == "render"
 
 
 @pytest.mark.parametrize("path", sources(), ids=lambda p: str(p.relative_to(PACKAGE)))

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import time
 
-    from evalkit.report import write_json
+    from evalkit.render.report import write_json
     from evalkit.render.status import render
     from evalkit.status import RunMonitor, document, ended, exit_code
 

@@ -44,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from evalkit.checks.validate import VALID, report_document, validate_path
+    from evalkit.render.report import write_json
     from evalkit.render.validate import report_text
-    from evalkit.report import write_json
 
     document = report_document(validate_path(args.run, expected_override=args.expected))
     if args.format == "json":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.report import bar
+from evalkit.render.report import bar
 from evalkit.status.monitor import FINISHED, RESUME, STOP, WATCH, duration
 
 _MARK = {STOP: "[STOP]", WATCH: "[warn]", RESUME: "[resume]"}
