@@ -45,7 +45,7 @@ def test_module_entry_point_runs():
 def test_json_report_turns_nan_into_null():
     import io
 
-    from evalkit.report import write_json
+    from evalkit.render.report import write_json
 
     buf = io.StringIO()
     write_json({"x": float("nan"), "y": [1.0, float("inf")]}, buf)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit import stats
-from evalkit.compare import decide
+from evalkit.comparison import stats
+from evalkit.comparison.verdict import decide
 from helpers.rungen import make_items, write_mrcr_run
 
 FAST = ("--bootstrap", "2000")
@@ -30,9 +30,18 @@ def _run(root: Path, name: str, **kwargs) -> Path:
 
 
 def _json(run_cli, base: Path, cand: Path, *extra: str) -> tuple[int, dict]:
+    """The MRCR task's item-level document. The JSON is the suite document whatever the
+    number of tasks: `gate` and `tasks` always there, the MRCR detail nested in its row,
+    the gate passing exactly when that one task shows no regression."""
     code, out, err = run_cli("compare", base, cand, "--format", "json", *FAST, *extra)
     assert code in (0, 1), err
-    return code, json.loads(out)
+    suite = json.loads(out)
+    assert suite["kind"] == "suite" and len(suite["tasks"]) == 1
+    [row] = suite["tasks"]
+    detail = row["detail"]
+    assert row["verdict"] == detail["verdict"]
+    assert (suite["gate"] == "pass") == (detail["verdict"] == "no_regression") == (code == 0)
+    return code, detail
 
 
 def _rewards_by_index(task_dir: Path) -> dict[int, tuple[int, float]]:
@@ -383,7 +392,8 @@ def test_bad_arguments_are_usage_errors(tmp_path, run_cli):
 
 
 def test_headline_comparison_is_unpaired_and_says_so():
-    from evalkit.compare import Headline, compare_headlines
+    from evalkit.comparison.headlines import compare_headlines
+    from evalkit.comparison.sides import Headline
 
     base = [
         Headline("gpqa_diamond", "gpqa_pass_at_1", 70.0, 0.6, "0-100"),
@@ -413,7 +423,7 @@ def test_headline_comparison_is_unpaired_and_says_so():
 
 
 def test_combined_verdict_takes_the_worst():
-    from evalkit.compare import combine
+    from evalkit.comparison.verdict import combine
 
     assert combine(["no_regression", "inconclusive"]) == "inconclusive"
     assert combine(["no_regression", "not_comparable", "regression"]) == "regression"

@@ -1,4 +1,4 @@
-"""Grading parity: evalkit.mrcr.grading against a reference written from the facts.
+"""Grading parity: evalkit.benchmarks.mrcr.grading against a reference written from the facts.
 
 Reference (NeMo Gym resources_servers/mrcr verify at the pinned commit): text = the
 joined output_text parts of message items; Python str.strip() on the response only;
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.mrcr.grading import grade, message_text
+from evalkit.benchmarks.mrcr.grading import grade, message_text
 
 PFX = "Xy12AbC9Qz"
 POEM = (

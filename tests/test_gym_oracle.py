@@ -134,7 +134,7 @@ def test_regrade_reproduces_every_stored_reward_of_gyms_examples(gym_files, run_
 def test_gym_grade_and_evalkit_grade_agree_on_examples_and_generated(gym, gym_files, tmp_path):
     """Gym's verify(): strip `response.output_text`, then `_grade`; evalkit's grade() on the
     message text must give the same float, bit for bit."""
-    from evalkit.mrcr.grading import grade, message_text
+    from evalkit.benchmarks.mrcr.grading import grade, message_text
     from helpers.rungen import write_mrcr_run
 
     task = write_mrcr_run(
@@ -225,7 +225,7 @@ def _record(task: int, rollout: int, reward: float, needles: int) -> dict:
 def test_binary_and_continuous_tasks_follow_gyms_pass_at_1(gym, run_cli, tmp_path):
     """Gym's two pass@k branches with repeats: all-0/1 tasks are combinatorial (their
     mean), any other task scores its rollout 0 only."""
-    from evalkit.mrcr.grading import grade
+    from evalkit.benchmarks.mrcr.grading import grade
 
     half = _record(0, 0, 0.5, 2)
     ratio, _ = grade(

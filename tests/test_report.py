@@ -92,7 +92,7 @@ def test_markdown_pastes_as_a_table(run_cli, pair):
 
 
 def test_text_forest_plot_marks_each_part():
-    from evalkit.release_report import forest_text
+    from evalkit.render.release_report import forest_text
 
     rows = [
         {"task": "t.0", "benchmark": "b", "delta": 1.0, "ci95": [-1.0, 3.0], "margin": 2.0,

@@ -9,10 +9,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from evalkit.benchmarks.mrcr.aggregate import compare_metrics, read_aggregate_file, recompute
+from evalkit.benchmarks.mrcr.grading import grade
+from evalkit.benchmarks.mrcr.regrade import regrade_file
+from evalkit.benchmarks.mrcr.variants import agent_of
 from evalkit.errors import InputError
-from evalkit.mrcr.aggregate import compare_metrics, read_aggregate_file, recompute
-from evalkit.mrcr.grading import grade
-from evalkit.mrcr.regrade import regrade_file
 from evalkit.runs.layout import resolve_task_runs
 from evalkit.runs.rollouts import ScanStats, iter_rollouts
 from evalkit.runs.settings import read_run_settings
@@ -85,7 +86,7 @@ def test_gym_settings_from_config(tmp_path):
     )
     settings = read_run_settings(resolve_task_runs(task)[0])
     assert settings.variant == "config_n3_128k.yaml"
-    assert settings.agent == "mrcr_n3_128k_benchmark_simple_agent"
+    assert agent_of(settings) == "mrcr_n3_128k_benchmark_simple_agent"
     assert settings.limit == 4 and settings.num_repeats == 1
     assert settings.gym_commit == "04cf541" + "0" * 33
 

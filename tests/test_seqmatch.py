@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 # The test install always has a compiler, so a missing build is a failure here (users
-# without one fall back to difflib, see evalkit.mrcr.grading).
+# without one fall back to difflib, see evalkit.benchmarks.mrcr.grading).
 from evalkit import _seqmatch as seqmatch  # noqa: E402
 
 
@@ -98,7 +98,7 @@ def test_regrade_is_identical_with_pure_difflib(repo_root, tmp_path):
     for pure in ("", "1"):
         env = {**os.environ, "EVALKIT_PURE_DIFFLIB": pure}
         code = (
-            "import sys, evalkit.mrcr.grading as g; "
+            "import sys, evalkit.benchmarks.mrcr.grading as g; "
             "print(g._ratio.__module__, file=sys.stderr); "
             "from evalkit.cli import main; raise SystemExit(main(sys.argv[1:]))"
         )
@@ -111,5 +111,5 @@ def test_regrade_is_identical_with_pure_difflib(repo_root, tmp_path):
         assert proc.returncode == 0, proc.stderr
         outputs.append((proc.stderr.split()[0], proc.stdout))
     (c_module, c_out), (py_module, py_out) = outputs
-    assert c_module == "evalkit._seqmatch" and py_module == "evalkit.mrcr.grading"
+    assert c_module == "evalkit._seqmatch" and py_module == "evalkit.benchmarks.mrcr.grading"
     assert c_out == py_out

@@ -1,4 +1,4 @@
-"""evalkit.stats against closed forms, exhaustive enumeration and fixed seeds."""
+"""evalkit.comparison.stats against closed forms, exhaustive enumeration and fixed seeds."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from evalkit import stats
+from evalkit.comparison import stats
 
 # A small paired sample in points, computed by hand:
 # d = cand - base = [10, -10, 10, 20, 0]; mean 6; sum of squared deviations

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from evalkit import status as st
-from evalkit.mrcr.variants import GYM_PIN
+from evalkit.benchmarks.mrcr.variants import GYM_PIN
 from evalkit.runs.layout import resolve_task_runs
 from evalkit.runs.tail import Tail
 from helpers.rungen import CANARY, write_mrcr_run, write_running_mrcr_run

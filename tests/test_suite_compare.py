@@ -95,6 +95,13 @@ def _compare(run_cli, base, cand, *extra):
     return code, json.loads(out)
 
 
+def _detail(run_cli, base, cand):
+    """One Gym task on each side: the suite document still, its row carrying the detail."""
+    code, doc = _compare(run_cli, base, cand)
+    assert set(doc) >= {"gate", "tasks"} and len(doc["tasks"]) == 1
+    return code, doc["tasks"][0]["detail"]
+
+
 def _rows(doc) -> dict[str, dict]:
     return {row["benchmark"]: row for row in doc["tasks"]}
 
@@ -198,7 +205,7 @@ def test_a_candidate_that_reused_the_baselines_cache_is_not_comparable(
 ):
     cand = make_suite(tmp_path / "reuse", mrcr_items, seed=7, checkpoint="/ckpt/e")
     _copy_mrcr_artifacts(suites["base"], cand)  # every request answered from the cache
-    _, doc = _compare(run_cli, suites["base"] / "nemo_gym.0", cand / "nemo_gym.0")
+    _, doc = _detail(run_cli, suites["base"] / "nemo_gym.0", cand / "nemo_gym.0")
     reuse = {c["id"]: c for c in doc["trust"]}["response-reuse"]
     assert reuse["status"] == "fail" and reuse["identical_response_ids"] == N_MRCR
     assert doc["verdict"] == "not_comparable"
@@ -212,7 +219,7 @@ def test_byte_identical_responses_with_fresh_ids_are_reuse(run_cli, suites, mrcr
     for i, rec in enumerate(records):
         rec["response"]["id"] = f"resp_fresh_{i}"
     rollouts.write_text("".join(json.dumps(r) + "\n" for r in records))
-    _, doc = _compare(run_cli, suites["base"] / "nemo_gym.0", cand / "nemo_gym.0")
+    _, doc = _detail(run_cli, suites["base"] / "nemo_gym.0", cand / "nemo_gym.0")
     reuse = {c["id"]: c for c in doc["trust"]}["response-reuse"]
     assert reuse["identical_response_ids"] == 0
     # Exact answers are identical in any two good runs and are not counted.
@@ -222,18 +229,26 @@ def test_byte_identical_responses_with_fresh_ids_are_reuse(run_cli, suites, mrcr
 
 
 def test_independent_runs_share_no_responses(run_cli, suites):
-    _, doc = _compare(run_cli, suites["base"] / "nemo_gym.0", suites["cand"] / "nemo_gym.0")
+    _, doc = _detail(run_cli, suites["base"] / "nemo_gym.0", suites["cand"] / "nemo_gym.0")
     reuse = {c["id"]: c for c in doc["trust"]}["response-reuse"]
     assert reuse["status"] == "pass" and reuse["identical_nontrivial"] == 0
     assert doc["sampling"]["base_source"].startswith("rollouts (responses_create_params)")
     assert doc["provenance"]["base"]["invocation_id"] != doc["provenance"]["cand"]["invocation_id"]
 
 
-def test_one_mrcr_task_keeps_the_detailed_document(run_cli, suites):
-    """Two independent runs with a real 8-needle loss: the single-task MRCR form."""
-    _, doc = _compare(run_cli, suites["base"] / "nemo_gym.0", suites["cand"] / "nemo_gym.0")
-    assert doc["benchmark"] == "mrcr" and "kind" not in doc
-    assert set(doc["strata"]) == {"2", "4", "8"}
+def test_one_mrcr_task_is_the_suite_document_with_the_detail_nested(run_cli, suites):
+    """Two independent runs with a real 8-needle loss: one shape for one task or many
+    (a script reading `.gate` works on both); the text view prints the detailed form."""
+    base, cand = suites["base"] / "nemo_gym.0", suites["cand"] / "nemo_gym.0"
+    code, doc = _compare(run_cli, base, cand)
+    assert doc["kind"] == "suite" and doc["gate"] in ("pass", "fail", "inconclusive")
+    [row] = doc["tasks"]
+    assert row["benchmark"] == "mrcr" and row["detail"]["benchmark"] == "mrcr"
+    assert (
+        set(row["detail"]["strata"]) == {"2", "4", "8"} and row["strata"] == row["detail"]["strata"]
+    )
+    text_code, out, _ = run_cli("compare", base, cand, *FAST)
+    assert text_code == code and out.startswith("MRCR compare")
 
 
 # ---- external references ------------------------------------------------------------------
@@ -289,7 +304,7 @@ def test_verbatim_copies_of_a_prompt_turn_are_not_reuse(run_cli, suites, mrcr_it
             rec["response"]["output"][-1]["content"][0]["text"] = text
         rollouts.write_text("".join(json.dumps(r) + "\n" for r in records))
         sides.append(run / "nemo_gym.0")
-    _, doc = _compare(run_cli, *sides)
+    _, doc = _detail(run_cli, *sides)
     reuse = {c["id"]: c for c in doc["trust"]}["response-reuse"]
     assert reuse["status"] == "pass" and reuse["identical_nontrivial"] == 0
     assert reuse["identical_verbatim_prompt_copies"] > N_MRCR // 2
@@ -310,8 +325,8 @@ def test_validate_reports_the_gym_version(run_cli, suites):
 
 
 def test_identical_texts_under_greedy_decoding_are_only_noted():
+    from evalkit.comparison.trust import check_reuse
     from evalkit.runs.run import Fingerprint
-    from evalkit.trust import check_reuse
 
     base = {(("k", i), 0): Fingerprint(f"b{i}", bytes([i])) for i in range(50)}
     cand = {(("k", i), 0): Fingerprint(f"c{i}", bytes([i])) for i in range(50)}
@@ -325,8 +340,8 @@ def test_identical_texts_under_greedy_decoding_are_only_noted():
 
 def test_each_rollouts_file_is_streamed_once(suites, monkeypatch):
     """The run model's promise: validate, pairing, sampling and reuse all read one pass."""
+    from evalkit.comparison.suite import compare_paths
     from evalkit.runs import run as run_model
-    from evalkit.suite import compare_paths
 
     passes: dict[str, int] = {}
     real = run_model.iter_rollouts

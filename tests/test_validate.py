@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit import validate as v
-from evalkit.mrcr.variants import GYM_PIN
+from evalkit.benchmarks.mrcr.variants import GYM_PIN
+from evalkit.checks import validate as v
 from evalkit.runs.settings import embedded_configs, settings_from
 
 # ---------------------------------------------------------------- pure check functions

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from evalkit.release_report import render_html, render_markdown
+from evalkit.render.release_report import render_html, render_markdown
 
 HOSTILE = [
     r"$\undefinedmacro{x}$",

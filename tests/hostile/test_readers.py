@@ -332,7 +332,8 @@ TEN_MB = 10 * 1024 * 1024
 def _scans():
     """Every pattern evalkit runs over run.sub, log or script text, with the single-line
     input that is worst for it (a long token of what the pattern repeats)."""
-    from evalkit import status, validate
+    from evalkit import status
+    from evalkit.checks import validate
     from evalkit.runs.run import checkpoint_mount
     from evalkit.runs.serverlog import VllmLogStats
     from evalkit.runs.settings import embedded_configs

@@ -1057,7 +1057,12 @@ make(
     "fail",
     "bootstrap_dropped",
     "mrcr",
-    [("                  git checkout --quiet {{config.params.extra.nemo_gym.install_on_the_fly.commit}}\n", "")],
+    [
+        (
+            "                  git checkout --quiet {{config.params.extra.nemo_gym.install_on_the_fly.commit}}\n",
+            "",
+        )
+    ],
     "a custom command that never reads the pin",
 )
 make("NEL410", "pass", "pin_checked_out", "mrcr", [], "the command checks the pin out")

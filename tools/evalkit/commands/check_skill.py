@@ -44,7 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evalkit.findings import exit_code, findings_document
-    from evalkit.report import findings_text, write_json
+    from evalkit.render.report import findings_text, write_json
     from evalkit.skillcheck import check_skill, settings_for
 
     settings = settings_for(args.dir)

@@ -106,7 +106,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _list(args) -> int:
     from evalkit.init.catalog import tasks
-    from evalkit.report import write_json
+    from evalkit.render.report import write_json
 
     known = tasks()
     if args.format == "json":
@@ -198,7 +198,7 @@ def _derived(rendered) -> dict:
 
 
 def _report(result, written, fmt) -> int:
-    from evalkit.report import write_json
+    from evalkit.render.report import write_json
 
     if fmt == "json":
         doc = {
@@ -270,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(result, written, args, given) -> int:
     from evalkit.init import check
-    from evalkit.report import write_json
+    from evalkit.render.report import write_json
 
     gym = result.kind in ("mrcr", "gdpval")
     context = int(given["context"]) if given.get("context") else None

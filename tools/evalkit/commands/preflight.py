@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         check_pair,
         directives_for,
     )
-    from evalkit.report import findings_text, write_json
+    from evalkit.render.report import findings_text, write_json
 
     configs = list(args.configs)
     if args.pair:
@@ -218,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
         document["suppressed"] = result.counts()
         write_json(document)
     elif args.format == "sarif":
-        from evalkit.report import render_sarif
+        from evalkit.render.report import render_sarif
 
         write_json(render_sarif(findings, all_rules()))
     else:
@@ -232,7 +232,7 @@ def _fix(args, configs, options, select, ignore) -> int:
     from evalkit.preflight import suppress
     from evalkit.preflight.fixes.engine import fix_text
     from evalkit.preflight.fixes.files import read_config, write_in_place
-    from evalkit.report import findings_text, write_json
+    from evalkit.render.report import findings_text, write_json
 
     write = args.fix and not args.diff
     outcomes, texts = [], {}

@@ -46,12 +46,12 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from evalkit.commands.compare import load_options
+    from evalkit.comparison.suite import compare_suite
     from evalkit.errors import UsageError
-    from evalkit.release_report import render_html, render_markdown
     from evalkit.render.output import check_destination, write_output
     from evalkit.render.redact import redact_data
-    from evalkit.report import write_json
-    from evalkit.suite import compare_suite
+    from evalkit.render.release_report import render_html, render_markdown
+    from evalkit.render.report import write_json
 
     if args.format == "text" and not args.output:
         raise UsageError("-o FILE is required for the HTML report (or use --format markdown)")

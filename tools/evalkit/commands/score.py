@@ -28,64 +28,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", metavar="RUN", help="invocation, task or artifacts directory")
 
 
-def _text(tasks: list[dict]) -> str:
-    from evalkit.report import bar, format_number, table
-
-    rows = []
-    for t in tasks:
-        if t.get("benchmark") == "mrcr":
-            rows.append(
-                [
-                    t["task"],
-                    "mrcr",
-                    "pass@1/accuracy",
-                    format_number(t["pass_at_1"]),
-                    "0-100",
-                    "",
-                    str(t["rollouts"] or "?"),
-                ]
-            )
-        else:
-            err = t.get("stderr")
-            rows.append(
-                [
-                    t["task"],
-                    t.get("benchmark") or "?",
-                    t.get("metric") or "(none)",
-                    format_number(t.get("value"), 4 if t.get("scale") == "0-1" else 2),
-                    t.get("scale") or "?",
-                    "" if err is None else format_number(err, 4),
-                    "",
-                ]
-            )
-    headers = ["task", "benchmark", "metric", "value", "scale", "stderr", "rollouts"]
-    out = [table(headers, rows).rstrip()]
-    for t in tasks:
-        if t.get("benchmark") == "mrcr":
-            out.append(f"\n{t['task']} ({t['agent']}): needle strata, pass@1 (0-100)")
-            for needles, value in t["strata"].items():
-                fraction = None if value is None else value / 100.0  # bar() takes 0-1
-                out.append(f"  {needles} needles  {bar(fraction, 30)}  {format_number(value)}")
-            out.append(f"  prefix_matched {format_number(t['prefix_matched'], 3)} (0-1)")
-        elif t.get("available"):
-            out.append(
-                f"\n{t['task']}: no documented headline key; scores present: "
-                + ", ".join(t["available"])
-            )
-    return "\n".join(out).rstrip() + "\n"
-
-
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from evalkit.report import write_json
+    from evalkit.benchmarks import task_score
+    from evalkit.render.report import write_json
+    from evalkit.render.score import report_text
     from evalkit.runs.run import load_runs
-    from evalkit.scores import task_score
 
     tasks = [task_score(run) for run in load_runs(args.run)]
     if args.format == "json":
         write_json({"tasks": tasks})
     else:
-        sys.stdout.write(_text(tasks))
+        sys.stdout.write(report_text(tasks))
     missing = [t for t in tasks if t.get("pass_at_1", t.get("value")) is None]
     return 1 if missing else 0

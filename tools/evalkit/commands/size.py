@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
     from evalkit.checkpoint import load_checkpoint
-    from evalkit.report import write_json
+    from evalkit.render.report import write_json
     from evalkit.sizing import DEFAULT_OVERHEAD_GIB, SizeRequest, plan
 
     if not args.model_config and not args.checkpoint:

@@ -65,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import time
 
-    from evalkit.report import write_json
-    from evalkit.status import RunMonitor, document, ended, exit_code, render
+    from evalkit.render.report import write_json
+    from evalkit.render.status import render
+    from evalkit.status import RunMonitor, document, ended, exit_code
 
     monitor = RunMonitor(args.run, args.expected, args.stale_after)
     if args.watch is None:

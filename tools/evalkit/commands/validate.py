@@ -43,12 +43,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from evalkit.report import write_json
-    from evalkit.validate import VALID, report_document, report_text, validate_path, worst
+    from evalkit.checks.validate import VALID, report_document, validate_path
+    from evalkit.render.report import write_json
+    from evalkit.render.validate import report_text
 
-    reports = validate_path(args.run, expected_override=args.expected)
+    document = report_document(validate_path(args.run, expected_override=args.expected))
     if args.format == "json":
-        write_json(report_document(reports))
+        write_json(document)
     else:
-        sys.stdout.write(report_text(reports))
-    return 0 if worst(r.verdict for r in reports) == VALID else 1
+        sys.stdout.write(report_text(document))
+    return 0 if document["verdict"] == VALID else 1

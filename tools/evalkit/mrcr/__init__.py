@@ -1,1 +1,1 @@
-"""MRCR (OpenAI Multi-Round Co-reference Resolution) as NeMo Gym runs it."""
+"""Old home of the MRCR benchmark, now `evalkit.benchmarks.mrcr`."""

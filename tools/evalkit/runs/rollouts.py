@@ -13,15 +13,15 @@ line when it has no trailing newline: that is an interrupted write, counted in
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from evalkit.errors import InputError
 from evalkit.inputs import open_binary
-from evalkit.mrcr.grading import join_message_text
 
 # ---- wire format: only the fields we read (msgspec skips the rest) -------------------
 
@@ -127,6 +127,31 @@ class ScanStats:
     bytes_read: int = 0
 
 
+def join_message_text(items: Iterable[Any]) -> str | None:
+    """Text of `output_text` parts of `message` items, joined without separator.
+
+    Works on dicts or on objects with `type`/`content`/`text` attributes. Reasoning items
+    are skipped, as the OpenAI `Response.output_text` property does. Returns None when
+    there is no message item at all (a reasoning-only or empty output).
+    """
+    texts: list[str] = []
+    seen_message = False
+    for item in items:
+        if _field(item, "type") != "message":
+            continue
+        seen_message = True
+        for part in _field(item, "content") or ():
+            if _field(part, "type") == "output_text":
+                texts.append(_field(part, "text") or "")
+    return "".join(texts) if seen_message else None
+
+
+def _field(obj: Any, name: str) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
 def _message_text(output: list[_Item] | None) -> tuple[str | None, bool]:
     if not output:
         return None, False
@@ -134,7 +159,7 @@ def _message_text(output: list[_Item] | None) -> tuple[str | None, bool]:
     return join_message_text(output), has_reasoning
 
 
-def _to_rollout(rec: _Line, line_no: int) -> Rollout:
+def to_rollout(rec: _Line, line_no: int) -> Rollout:
     resp = rec.response
     params = rec.responses_create_params
     if resp is None:
@@ -240,4 +265,4 @@ def iter_rollouts(path: str | Path, stats: ScanStats | None = None) -> Iterator[
     """Every rollout of a Gym rollouts file, in file (completion) order."""
     stats = stats if stats is not None else ScanStats()
     for line_no, rec, _raw in iter_raw_lines(Path(path), stats):
-        yield _to_rollout(rec, line_no)
+        yield to_rollout(rec, line_no)

@@ -4,9 +4,9 @@ the rollouts whose results every analysis reads.
 `Run` is a `TaskRun` (runs/layout.py) with cached reads, so any function taking a task run
 takes a `Run` too, and `as_run` upgrades a plain one. score, validate, compare, regrade and
 report each load a side once and read `run.settings`, `run.provenance` and
-`run.rollout_pass` from it: the rollouts file is streamed at most once per command, and
-every consumer (aggregation, item pairing, sampling, reuse fingerprints, tallies) is fed
-from that pass.
+`run.scan(plan)` from it (the plan is the benchmark's, handed down: this package knows no
+benchmark): the rollouts file is streamed at most once per command, and every consumer
+(aggregation, item pairing, sampling, reuse fingerprints, tallies) is fed from that pass.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -37,7 +38,7 @@ _CONTAINER_IMAGE = re.compile(r"--container-image[= ]+\"?([^\s\"]+)")
 _MOUNT_TARGET = re.compile(r":/checkpoint\b")
 _MOUNT_STOP = frozenset(" \t\r\n\f\v,\"':")  # what ends a mount's source path
 
-ItemKey = tuple  # MRCR: (random_string_to_prepend, n_needles, expected_answer); else (digest,)
+ItemKey = tuple  # the benchmark's pairing key (default: (prompt digest,))
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,7 @@ class RolloutPass:
     items: dict[ItemKey, float] = field(default_factory=dict)  # mean reward (0-1) per item
     duplicate_keys: int = 0  # distinct task indices sharing one item's content (merged)
     fingerprints: dict[tuple[ItemKey, int], Fingerprint] = field(default_factory=dict)
-    mrcr: Any = None  # evalkit.mrcr.aggregate.MrcrAggregate for MRCR runs
+    aggregate: Any = None  # the plan's fold (MRCR: Gym's aggregate, recomputed)
 
     @property
     def first_agent(self) -> str | None:
@@ -119,36 +120,22 @@ class Run(TaskRun):
         except InputError:
             return RunSettings()
 
-    @cached_property
-    def is_mrcr(self) -> bool:
-        """A gym task whose config names an MRCR variant, or whose aggregate file (else first
-        rollout) comes from an MRCR agent. An empty rollouts file under a gym task with no
-        aggregate counts as MRCR, so validate judges it as an MRCR run that wrote nothing."""
-        from evalkit.mrcr.aggregate import read_aggregate_entries
+    def scan(self, plan: PassPlan | None = None) -> RolloutPass:
+        """The one pass over evaluator_rollouts.jsonl, read the way PLAN says (its
+        benchmark's item key and fold; InputError on a malformed line). Cached: asking
+        again with the same plan costs nothing."""
+        plan = plan or GENERIC
+        cached = self.__dict__.get("_scan")
+        if cached is None or cached[0] is not plan:
+            cached = (plan, scan_rollouts(self.rollouts_path, plan))
+            self.__dict__["_scan"] = cached
+        return cached[1]
 
-        if not self.is_gym:
-            return False
-        if self.settings.variants_named:
-            return True
-        if self.aggregate_path.is_file():
-            try:
-                entries = read_aggregate_entries(self.aggregate_path)
-            except InputError:
-                entries = None  # corrupt: validate fails it; the rollouts still tell
-            if entries is not None:
-                return any((name or "").startswith("mrcr") for name, _ in entries)
-        if self.rollouts_path.is_file():
-            if "rollout_pass" in self.__dict__:  # already streamed: no need to peek
-                return "mrcr" in (self.rollout_pass.first_agent or "")
-            for rollout in iter_rollouts(self.rollouts_path):
-                return "mrcr" in (rollout.agent or "")
-            return True
-        return False
-
-    @cached_property
-    def rollout_pass(self) -> RolloutPass:
-        """The one pass over evaluator_rollouts.jsonl (InputError on a malformed line)."""
-        return scan_rollouts(self.rollouts_path, mrcr=self.is_mrcr)
+    @property
+    def scanned(self) -> RolloutPass | None:
+        """The pass, when one was made already (nothing is read here)."""
+        cached = self.__dict__.get("_scan")
+        return cached[1] if cached else None
 
     def copies_prompt(self, fingerprint: Fingerprint) -> bool:
         """Whether a fingerprinted response is a verbatim copy from its prompt."""
@@ -181,8 +168,8 @@ class Run(TaskRun):
             match = _CONTAINER_IMAGE.search(line)
             image = image or (match.group(1) if match else None)
             break
-        if served is None and "rollout_pass" in self.__dict__:
-            models = self.rollout_pass.models
+        if served is None and self.scanned is not None:
+            models = self.scanned.models
             served = models.most_common(1)[0][0] if models else None
         return Provenance(
             invocation_id=_invocation_id(self.task_dir, run_sub),
@@ -222,12 +209,33 @@ def _digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _item_key(rollout: Rollout, mrcr: bool) -> ItemKey:
-    if mrcr:
-        return rollout.key
-    if rollout.request_input is not None:
-        return (_digest(bytes(rollout.request_input)).hex(),)
-    return (f"task {rollout.task_index}",)  # no prompt recorded: the index is all we have
+class PassPlan:
+    """How a benchmark reads the rollouts in the run's single pass. This default keys
+    items by their prompt, calls only empty responses trivially identical, and folds
+    nothing; a benchmark (benchmarks/) overrides what differs. Kept here so the run
+    model stays free of any benchmark: the benchmark hands its plan down."""
+
+    keeps_offsets = False  # store line offsets for Run.copies_prompt
+
+    def item_key(self, rollout: Rollout) -> ItemKey:
+        if rollout.request_input is not None:
+            return (_digest(bytes(rollout.request_input)).hex(),)
+        return (f"task {rollout.task_index}",)  # no prompt recorded: the index is all we have
+
+    def trivial(self, rollout: Rollout, body: str) -> bool:
+        """Whether a (stripped, non-empty) response needs no digest to compare."""
+        del rollout, body
+        return False
+
+    def fold(self, rollouts: Iterator[Rollout]) -> tuple[Any, list[tuple[ItemKey, float]]] | None:
+        """Consume the stream; return (aggregate, (item key, reward) per unique slot), or
+        None to have the pass average the stored rewards per item itself."""
+        for _ in rollouts:
+            pass
+        return None
+
+
+GENERIC = PassPlan()
 
 
 def _verbatim_in_prompt(text: str, prompt: Any) -> bool:
@@ -244,28 +252,23 @@ def _verbatim_in_prompt(text: str, prompt: Any) -> bool:
     return False
 
 
-def _fingerprint(rollout: Rollout, mrcr: bool, offset: int) -> Fingerprint:
-    """Trivially identical responses get no digest: empty ones, and for MRCR an exact
-    copy of the answer. (A verbatim copy of another turn of the prompt is trivial too,
-    but searching every prompt costs more than the pass: `Run.copies_prompt` checks only
-    the responses that turn out identical on both sides.)"""
+def _fingerprint(rollout: Rollout, plan: PassPlan, offset: int) -> Fingerprint:
+    """Trivially identical responses get no digest: empty ones, and those the plan calls
+    trivial (MRCR: an exact copy of the answer). (A verbatim copy of another turn of the
+    prompt is trivial too, but searching every prompt costs more than the pass:
+    `Run.copies_prompt` checks only the responses that turn out identical on both sides.)"""
     text = rollout.response_text
     body = (text or "").strip()
-    trivial = not body
-    if mrcr and not trivial:
-        prefix = rollout.random_string_to_prepend
-        answer = rollout.expected_answer.strip().removeprefix(prefix)
-        trivial = body.removeprefix(prefix) == answer
-    if trivial:
+    if not body or plan.trivial(rollout, body):
         return Fingerprint(rollout.response_id, None)
     digest = _digest(text.encode("utf-8", "surrogatepass"))
-    return Fingerprint(rollout.response_id, digest, offset if mrcr else None)
+    return Fingerprint(rollout.response_id, digest, offset if plan.keeps_offsets else None)
 
 
 def response_copies_prompt(path: Path, offset: int) -> bool:
     """Whether the response of the rollout whose line starts at (or after blank lines
     following) OFFSET is, prefix removed, a verbatim copy of text in its own prompt."""
-    from evalkit.runs.rollouts import _to_rollout, decode_line
+    from evalkit.runs.rollouts import decode_line, to_rollout
 
     with open_binary(path, "a rollouts .jsonl file") as handle:
         handle.seek(offset)
@@ -274,15 +277,13 @@ def response_copies_prompt(path: Path, offset: int) -> bool:
                 break
         else:
             return False
-    rollout = _to_rollout(decode_line(raw), 0)
+    rollout = to_rollout(decode_line(raw), 0)
     body = (rollout.response_text or "").strip().removeprefix(rollout.random_string_to_prepend)
     return bool(body) and _verbatim_in_prompt(body, rollout.request_input)
 
 
-def scan_rollouts(path: Path, *, mrcr: bool) -> RolloutPass:
-    """Stream the rollouts once, feeding every consumer; MRCR also gets Gym's aggregate."""
-    from evalkit.mrcr.aggregate import recompute
-
+def scan_rollouts(path: Path, plan: PassPlan = GENERIC) -> RolloutPass:
+    """Stream the rollouts once, feeding every consumer and the plan's fold."""
     result = RolloutPass()
     slot_rewards: dict[ItemKey, list[float]] = {}
     seen: set[tuple[int, int]] = set()
@@ -303,29 +304,26 @@ def scan_rollouts(path: Path, *, mrcr: bool) -> RolloutPass:
             slot = (r.task_index, r.rollout_index)
             if slot not in seen:  # a resumed run's appended copies count once
                 seen.add(slot)
-                item = _item_key(r, mrcr)
-                fingerprint = _fingerprint(r, mrcr, line_start)
+                item = plan.item_key(r)
+                fingerprint = _fingerprint(r, plan, line_start)
                 result.fingerprints.setdefault((item, r.rollout_index), fingerprint)
                 if r.reward is not None:
                     result.rewards.append(float(r.reward))
-                if not mrcr:
-                    reward = 0.0 if r.reward is None else float(r.reward)
-                    slot_rewards.setdefault(item, []).append(reward)
+                reward = 0.0 if r.reward is None else float(r.reward)
+                slot_rewards.setdefault(item, []).append(reward)
             line_start = result.stats.bytes_read
             yield r
 
-    if mrcr:
-        agg = recompute(observe())
-        result.mrcr = agg
-        per_key: dict[ItemKey, list[float]] = {}
-        for item in agg.per_item:
-            per_key.setdefault(item.key, []).append(item.reward)
-        result.items = {k: math.fsum(v) / len(v) for k, v in per_key.items()}
-        result.duplicate_keys = sum(len(v) - 1 for v in per_key.values())
-    else:
-        for _ in observe():
-            pass
+    folded = plan.fold(observe())
+    if folded is None:
         result.items = {k: math.fsum(v) / len(v) for k, v in slot_rewards.items()}
+        return result
+    result.aggregate, per_item = folded
+    per_key: dict[ItemKey, list[float]] = {}
+    for key, reward in per_item:
+        per_key.setdefault(key, []).append(reward)
+    result.items = {k: math.fsum(v) / len(v) for k, v in per_key.items()}
+    result.duplicate_keys = sum(len(v) - 1 for v in per_key.values())
     return result
 
 
@@ -407,6 +405,8 @@ __all__ = [
     "SAMPLING_KEYS",
     "Fingerprint",
     "Provenance",
+    "GENERIC",
+    "PassPlan",
     "Run",
     "RolloutPass",
     "as_run",

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.mrcr.variants import VARIANTS, Variant
-
 _VARIANT = re.compile(r"benchmarks/mrcr/([\w.-]+\.yaml)")
 _LIMIT = re.compile(r"\+\+limit=(\d+)")
 _REPEATS = re.compile(r"\+\+num_repeats=(\d+)")
@@ -46,15 +44,6 @@ class RunSettings:
     def variant(self) -> str | None:
         """The variant the rollouts used: the collect pass is named after the prepare pass."""
         return self.variants_named[-1] if self.variants_named else None
-
-    @property
-    def variant_spec(self) -> Variant | None:
-        return VARIANTS.get(self.variant) if self.variant else None
-
-    @property
-    def agent(self) -> str | None:
-        spec = self.variant_spec
-        return spec.agent if spec else None
 
 
 def find_key(node: Any, key: str) -> Iterator[Any]:

@@ -1,185 +1,25 @@
-"""The release verdict: every task of a baseline suite against the candidate's, one gate.
+"""The release verdict: every task of a baseline suite against the candidate's, one gate,
+one document whatever the number of tasks (`gate` and `tasks` always there; a Gym task's
+item-level comparison nested as its row's `detail`).
 
-Data flow: two invocation dirs -> loaded runs (evalkit.runs.run) -> each run validated
-(sharing the run's one rollout pass) -> tasks paired by benchmark -> per task a paired
-item comparison (NeMo Gym tasks with rollouts) or an unpaired headline comparison
-(results.yml only) -> margins from the gate file -> baseline against published
+Data flow: two paths -> loaded runs (read once) -> each validated (sharing the run's one
+rollout pass) -> tasks paired by benchmark -> per task a paired item comparison or an
+unpaired headline comparison -> margins from the gate file -> baseline against published
 references -> one gate: pass | fail | inconclusive | not_comparable.
-
-Gate file (YAML), margins in points on each task's scale or relative to the baseline:
-
-    default: {points: 1.0}
-    benchmarks:
-      mrcr: {points: 2.0}
-      gpqa: {relative: 0.02}   # 2 % of the baseline's score
-
-Reference file (YAML), published scores on the task's own scale:
-
-    tolerance: 3.0             # points; default for every benchmark
-    benchmarks:
-      gpqa: {score: 71.5, source: "model card, 2026-10", tolerance: 2.0}
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalkit.comparison.gate import DEFAULT_MARGIN, Gate, Margin, Reference
+from evalkit.comparison.headlines import compare_headlines
+from evalkit.comparison.items import compare_gym
+from evalkit.comparison.sides import SuiteTask, load_side, read_gym_side, to_points
 from evalkit.errors import InputError
-
-GATES = ("pass", "fail", "inconclusive", "not_comparable")
-DEFAULT_MARGIN = 1.0
-DEFAULT_TOLERANCE = 3.0
-
-
-# ---- gate and reference files ----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Margin:
-    points: float | None = None
-    relative: float | None = None
-
-    def resolve(self, base_points: float) -> float:
-        """The margin in points for a baseline score in points."""
-        if self.relative is not None:
-            return abs(base_points) * self.relative if math.isfinite(base_points) else math.nan
-        return DEFAULT_MARGIN if self.points is None else self.points
-
-    def describe(self) -> str:
-        if self.relative is not None:
-            return f"{100 * self.relative:g} % of the baseline"
-        return f"{self.resolve(0.0):g} points"
-
-
-@dataclass(frozen=True)
-class Gate:
-    default: Margin = Margin(DEFAULT_MARGIN)
-    benchmarks: dict[str, Margin] = field(default_factory=dict)
-    source: str | None = None
-
-    def margin(self, benchmark: str) -> Margin:
-        return self.benchmarks.get(benchmark, self.default)
-
-
-@dataclass(frozen=True)
-class Reference:
-    score: float
-    tolerance: float
-    source: str | None
-
-
-def _number(value: Any, path: Path, where: str, *, minimum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(f"{where}: expected a number, got {value!r}", path)
-    if minimum is not None and value < minimum:
-        raise InputError(f"{where}: must be >= {minimum:g}", path)
-    return float(value)
-
-
-def _margin(value: Any, path: Path, where: str) -> Margin:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return Margin(points=_number(value, path, where, minimum=0))
-    if not isinstance(value, dict) or len(value) != 1 or set(value) - {"points", "relative"}:
-        raise InputError(
-            f"{where}: expected a number of points, {{points: N}} or {{relative: F}}", path
-        )
-    if "points" in value:
-        return Margin(points=_number(value["points"], path, f"{where}.points", minimum=0))
-    relative = _number(value["relative"], path, f"{where}.relative", minimum=0)
-    if relative >= 1:
-        raise InputError(f"{where}.relative: a fraction below 1 (0.02 = 2 %)", path)
-    return Margin(relative=relative)
-
-
-def load_gate(path: str | Path) -> Gate:
-    from evalkit.inputs import expect_mapping, load_yaml
-
-    p = Path(path)
-    doc = expect_mapping(load_yaml(p), p)
-    unknown = set(doc) - {"default", "benchmarks"}
-    if unknown:
-        raise InputError(f"unknown key(s) {', '.join(sorted(map(str, unknown)))}", p)
-    default = _margin(doc["default"], p, "default") if "default" in doc else Margin(DEFAULT_MARGIN)
-    benchmarks = expect_mapping(doc.get("benchmarks") or {}, p, "benchmarks")
-    return Gate(
-        default,
-        {str(k): _margin(v, p, f"benchmarks.{k}") for k, v in benchmarks.items()},
-        str(p),
-    )
-
-
-def load_reference(path: str | Path) -> dict[str, Reference]:
-    from evalkit.inputs import expect_mapping, load_yaml
-
-    p = Path(path)
-    doc = expect_mapping(load_yaml(p), p)
-    unknown = set(doc) - {"tolerance", "benchmarks"}
-    if unknown:
-        raise InputError(f"unknown key(s) {', '.join(sorted(map(str, unknown)))}", p)
-    tolerance = _number(doc.get("tolerance", DEFAULT_TOLERANCE), p, "tolerance", minimum=0)
-    out: dict[str, Reference] = {}
-    for name, body in expect_mapping(doc.get("benchmarks") or {}, p, "benchmarks").items():
-        where = f"benchmarks.{name}"
-        body = expect_mapping(body, p, where)
-        if "score" not in body:
-            raise InputError(f"{where}: no score", p)
-        source = body.get("source")
-        out[str(name)] = Reference(
-            score=_number(body["score"], p, f"{where}.score"),
-            tolerance=_number(body.get("tolerance", tolerance), p, f"{where}.tolerance", minimum=0),
-            source=str(source) if source is not None else None,
-        )
-    return out
-
-
-# ---- one side of the suite ------------------------------------------------------------
-
-
-@dataclass
-class SuiteTask:
-    """One task run of one side, with what compare needs to pair and judge it."""
-
-    run: Any  # evalkit.runs.run.Run
-    benchmark: str
-    kind: str  # "gym" (item-level rollouts) or "results" (results.yml only)
-    validation: tuple[str, list[str]]  # (verdict, failing check messages)
-    headline: Any = None  # evalkit.compare.Headline for results tasks
-
-
-def _validation(run: Any) -> tuple[str, list[str]]:
-    from evalkit.validate import FAIL, validate_task
-
-    report = validate_task(run)
-    return report.verdict, [f"{c.id}: {c.message}" for c in report.checks if c.status == FAIL]
-
-
-def load_side(path: str | Path) -> list[SuiteTask]:
-    from evalkit.compare import gym_benchmark, results_headlines
-    from evalkit.runs.run import load_runs
-
-    tasks: list[SuiteTask] = []
-    for run in load_runs(path):
-        validation = _validation(run)  # streams the rollouts: the pass is then cached
-        if run.is_gym and run.rollouts_path.is_file():
-            tasks.append(SuiteTask(run, gym_benchmark(run), "gym", validation))
-            continue
-        if run.is_mrcr:
-            raise InputError(
-                "no rollouts file: MRCR items cannot be paired without it", run.rollouts_path
-            )
-        try:
-            headlines = results_headlines(run)
-        except InputError:
-            headlines = []  # validate already failed it (results-file); shown as no score
-        if not headlines:
-            tasks.append(SuiteTask(run, run.name, "results", validation))
-        for headline in headlines:
-            label = headline.task if len(headlines) == 1 else f"{headline.task}/{headline.metric}"
-            tasks.append(SuiteTask(run, label, "results", validation, headline))
-    return tasks
+from evalkit.runs.run import load_runs
 
 
 def _by_benchmark(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
@@ -210,7 +50,6 @@ def _validation_reasons(base: SuiteTask, cand: SuiteTask) -> list[str]:
 
 
 def _gym_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) -> dict[str, Any]:
-    from evalkit.compare import compare_gym, read_gym_side
 
     result = compare_gym(
         read_gym_side(base.run, base.validation),
@@ -240,11 +79,11 @@ def _gym_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) ->
         "trust": doc["trust"],
         "provenance": doc["provenance"],
         "sampling": doc["sampling"],
+        "detail": doc,
     }
 
 
 def _results_row(base: SuiteTask, cand: SuiteTask, margin: Margin) -> dict[str, Any]:
-    from evalkit.compare import compare_headlines, to_points
 
     if base.headline is None or cand.headline is None:
         which = "baseline" if base.headline is None else "candidate"
@@ -289,10 +128,13 @@ def compare_suite(
     weighting: str = "sample",
     default_margin: float = DEFAULT_MARGIN,
 ) -> dict[str, Any]:
+    """The suite document for two paths (invocation, task or artifacts dir), each side
+    loaded once here and handed down."""
+    base_runs, cand_runs = load_runs(base_path), load_runs(cand_path)
     gate = gate or Gate(Margin(default_margin))
     options = {"seed": seed, "bootstrap": bootstrap, "weighting": weighting}
-    base_side = _by_benchmark(load_side(base_path))
-    cand_side = _by_benchmark(load_side(cand_path))
+    base_side = _by_benchmark(load_side(base_runs))
+    cand_side = _by_benchmark(load_side(cand_runs))
     rows: list[dict[str, Any]] = []
     for key in sorted(base_side.keys() | cand_side.keys()):
         b, c = base_side.get(key), cand_side.get(key)
@@ -388,23 +230,9 @@ def compare_paths(
     bootstrap: int = 10_000,
     weighting: str = "sample",
 ) -> dict[str, Any]:
-    """One MRCR task on each side (and no gate or reference): the detailed MRCR document
-    (evalkit.compare.compare_runs); anything else: the suite document."""
-    from evalkit.compare import compare_runs
-    from evalkit.runs.run import load_runs
-
-    base_runs, cand_runs = load_runs(base_path), load_runs(cand_path)
-    single = len(base_runs) == len(cand_runs) == 1
-    if single and gate is None and not reference and base_runs[0].is_mrcr and cand_runs[0].is_mrcr:
-        return compare_runs(
-            base_runs[0],
-            cand_runs[0],
-            margin=margin,
-            seed=seed,
-            bootstrap=bootstrap,
-            weighting=weighting,
-            validation=_validation,
-        )
+    """The suite document, whatever each side holds: one MRCR task or many tasks alike
+    (`gate` and `tasks` always there; the item-level MRCR document is its row's `detail`,
+    which the text view prints in full for a single task)."""
     return compare_suite(
         base_path,
         cand_path,

@@ -31,11 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
-from evalkit import validate as v
-from evalkit.errors import InputError
-from evalkit.inputs import MAX_LINE_BYTES
+from evalkit.checks import validate as v
 from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them from here)
     chain_end,
     job_start,
@@ -45,9 +41,9 @@ from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them 
     walltime_from_run_sub,
 )
 from evalkit.runs.layout import TaskRun, resolve_task_runs
-from evalkit.runs.rollouts import decode_line, describe_decode_error
 from evalkit.runs.settings import read_run_settings
 from evalkit.runs.tail import Tail
+from evalkit.status.follow import LogFollower, RolloutTally
 
 STARTING, RUNNING, FINISHED, FAILED, STOPPED = (
     "starting",
@@ -129,102 +125,6 @@ class TaskStatus:
 # ------------------------------------------------------------------------ rollout tally
 
 
-@dataclass
-class RolloutTally:
-    """What validate's checks need from the rollouts, kept up to date line by line.
-
-    Same counting rules as validate: a (task, rollout) slot counts once (the first record
-    seen), a repeat with another reward or item is conflicting; the prefix share is over
-    unique records, the output-limit share over every record."""
-
-    records: int = 0
-    incomplete: int = 0
-    duplicates: int = 0
-    conflicting: int = 0
-    matched: int = 0
-    matched_of: int = 0
-    agent: str | None = None
-    _seen: dict[tuple[int, int], tuple[float | None, int]] = field(default_factory=dict)
-
-    @property
-    def unique(self) -> int:
-        return len(self._seen)
-
-    def add(self, line_no: int, raw: bytes, path: Path) -> None:
-        if not raw.strip():
-            return
-        try:
-            rec = decode_line(raw)
-            if not raw.isascii():
-                raw.decode("utf-8")
-        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError) as err:
-            raise InputError(describe_decode_error(err, raw), path, line_no) from None
-        self.records += 1
-        resp = rec.response
-        details = resp.incomplete_details if resp is not None else None
-        if details is not None and details.reason is not None:
-            self.incomplete += 1
-        if self.agent is None and rec.agent_ref is not None and rec.agent_ref.name:
-            self.agent = rec.agent_ref.name
-        task = rec._ng_task_index if rec._ng_task_index is not None else line_no - 1
-        slot = (task, rec._ng_rollout_index or 0)
-        item = hash((rec.random_string_to_prepend, rec.n_needles, rec.expected_answer))
-        if slot in self._seen:
-            self.duplicates += 1
-            if self._seen[slot] != (rec.reward, item):
-                self.conflicting += 1
-            return
-        self._seen[slot] = (rec.reward, item)
-        if rec.prefix_matched is not None:
-            self.matched_of += 1
-            self.matched += 1 if rec.prefix_matched else 0
-
-
-# --------------------------------------------------------------------------- log follow
-
-
-class LogFollower:
-    """Validate's LogScan for one growing log, one scan per batch of appended lines."""
-
-    def __init__(self, path: Path) -> None:
-        self.tail = Tail(path, line_cap=MAX_LINE_BYTES)
-        self.scans: list[v.LogScan] = []
-        self.banner_pending = False  # the last line read is the banner; its pin is to come
-
-    def refresh(self) -> None:
-        new = self.tail.lines()
-        if self.tail.restarted:
-            self.scans.clear()
-        first = self.tail.line_no + 1
-        seen = 0
-
-        def texts():
-            """The appended lines, streamed (a 300 MB log is never held whole), holding
-            back one line: the pin is the line after the banner, so a trailing banner
-            is handed back to the tail for the next read."""
-            nonlocal seen
-            held = None
-            for _, raw in new:
-                if held is not None:
-                    seen += 1
-                    yield held.decode("utf-8", errors="replace")
-                held = raw
-            self.banner_pending = held is not None and v.GYM_COMMIT_BANNER.encode() in held
-            if self.banner_pending:
-                self.tail.offset -= self.tail.last_length
-                self.tail.line_no -= 1
-            elif held is not None:
-                seen += 1
-                yield held.decode("utf-8", errors="replace")
-
-        scan = v.scan_log(self.tail.path.name, texts(), first_line=first)
-        if seen:
-            self.scans.append(scan)
-
-
-# ------------------------------------------------------------------------- times
-
-
 def invocation_id(task: TaskRun) -> str | None:
     match = _INVOCATION.search(task.task_dir.parent.name)
     return match.group(1) if match else None
@@ -298,11 +198,11 @@ class TaskMonitor:
     # -- the status
 
     def refresh(self, now: float) -> TaskStatus:
-        from evalkit.mrcr.variants import AGENTS, GYM_PIN, VARIANTS
-        from evalkit.scores import is_mrcr
+        from evalkit.benchmarks import is_mrcr
+        from evalkit.benchmarks.mrcr.variants import AGENTS, GYM_PIN, VARIANTS
 
         settings = read_run_settings(self.task)
-        mrcr = is_mrcr(self.task, settings)
+        mrcr = is_mrcr(self.task)
         self._follow_logs()
         client, server = self._scans("client-"), self._scans("server-")
         notes: list[str] = []
@@ -545,55 +445,3 @@ def exit_code(statuses: Sequence[TaskStatus]) -> int:
 def ended(statuses: Sequence[TaskStatus]) -> bool:
     """Nothing left to watch: a task awaiting its follow-up job is not over yet."""
     return all(s.state in ENDED and not s.awaiting_resume for s in statuses)
-
-
-# ----------------------------------------------------------------------------- text
-
-_MARK = {STOP: "[STOP]", WATCH: "[warn]", RESUME: "[resume]"}
-
-
-def _progress(status: TaskStatus) -> str:
-    from evalkit.report import bar
-
-    if status.done is None:
-        return "progress unknown"
-    if not status.expected:
-        return f"{status.done} rollouts (expected count unknown; pass --expected N)"
-    fraction = status.done / status.expected
-    return f"[{bar(fraction)}] {status.done}/{status.expected} ({fraction:.0%})"
-
-
-def render(statuses: Sequence[TaskStatus]) -> str:
-    lines: list[str] = []
-    for s in statuses:
-        lines.append(f"{s.task} ({s.benchmark}): {s.state}  {_progress(s)}")
-        if s.expected_source:
-            lines.append(f"  expected: {s.expected_source}")
-        if s.rate_per_hour is not None:
-            lines.append(
-                f"  rate: {s.rate_per_hour:.0f} rollouts/h ({s.rate_source}), "
-                f"ETA {duration(s.eta_seconds)}"
-            )
-        if s.walltime_seconds is not None:
-            left = duration(s.walltime_left_seconds) if s.job_start_source else "n/a"
-            since = f", job start from {s.job_start_source}" if s.job_start_source else ""
-            verdict = {True: "; finishes inside it", False: "; will NOT finish inside it"}
-            lines.append(
-                f"  walltime: {duration(s.walltime_seconds)} (run.sub), left {left}"
-                f"{since}{verdict.get(s.will_finish, '')}"
-            )
-        if s.awaiting_resume:
-            lines.append(
-                "  waiting: for the follow-up job run.sub queued; it resumes this task when "
-                "Slurm starts it (--watch keeps watching)"
-            )
-        for w in s.warnings:
-            lines.append(f"  {_MARK[w.kind]} {w.id}: {w.message}")
-            lines.append(f"         {w.action}")
-        for note in s.notes:
-            lines.append(f"  note: {note}")
-        if s.state == FINISHED and not s.stop:
-            lines.append(f"  next: evalkit validate {s.path} before quoting a score")
-    stop = any(s.stop for s in statuses)
-    lines.append("status: stop and fix" if stop else "status: ok")
-    return "\n".join(lines) + "\n"

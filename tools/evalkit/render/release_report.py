@@ -1,4 +1,4 @@
-"""The release report: a suite compare document (evalkit.suite) as one self-contained HTML
+"""The release report: a suite compare document (comparison.suite) as one self-contained HTML
 page, or as Markdown to paste into a release document.
 
 The HTML has no script, no external stylesheet, font or image: the forest plot is

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from difflib import SequenceMatcher
 from typing import Any
+
+from evalkit.runs.rollouts import join_message_text
 
 
 def _difflib_ratio(response: str, answer: str) -> float:
@@ -33,35 +35,10 @@ if not os.environ.get("EVALKIT_PURE_DIFFLIB"):
         from evalkit._seqmatch import ratio as _ratio
 
 
-def join_message_text(items: Iterable[Any]) -> str | None:
-    """Text of `output_text` parts of `message` items, joined without separator.
-
-    Works on dicts or on objects with `type`/`content`/`text` attributes. Reasoning items
-    are skipped, as the OpenAI `Response.output_text` property does. Returns None when
-    there is no message item at all (a reasoning-only or empty output).
-    """
-    texts: list[str] = []
-    seen_message = False
-    for item in items:
-        if _field(item, "type") != "message":
-            continue
-        seen_message = True
-        for part in _field(item, "content") or ():
-            if _field(part, "type") == "output_text":
-                texts.append(_field(part, "text") or "")
-    return "".join(texts) if seen_message else None
-
-
 def message_text(response: Mapping[str, Any]) -> str | None:
     """The graded text of a Gym `response` object (a dict as decoded from JSON)."""
     output = response.get("output") if isinstance(response, Mapping) else None
     return join_message_text(output or ())
-
-
-def _field(obj: Any, name: str) -> Any:
-    if isinstance(obj, Mapping):
-        return obj.get(name)
-    return getattr(obj, name, None)
 
 
 def grade(response_text: str | None, expected_answer: str, prefix: str) -> tuple[float, bool]:

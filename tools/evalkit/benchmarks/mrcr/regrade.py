@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalkit.benchmarks.mrcr.aggregate import MrcrAggregate, recompute
+from evalkit.benchmarks.mrcr.grading import grade
 from evalkit.errors import InputError
-from evalkit.mrcr.aggregate import MrcrAggregate, recompute
-from evalkit.mrcr.grading import grade
-from evalkit.runs.rollouts import ScanStats, _to_rollout, iter_raw_lines
+from evalkit.runs.rollouts import ScanStats, iter_raw_lines, to_rollout
 
 FLAG_NAMES = ("no_message", "usage_null", "reasoning_leak", "length_capped")
 MAX_EXAMPLES = 5
@@ -90,7 +90,7 @@ def grade_shard(
         for line_no, rec, _raw in iter_raw_lines(Path(path), result.stats, start, end):
             if progress is not None:
                 progress(0, result.stats.bytes_read, size)
-            r = _to_rollout(rec, line_no)
+            r = to_rollout(rec, line_no)
             reward, matched = grade(r.response_text, r.expected_answer, r.random_string_to_prepend)
             if r.response_text is None:
                 result.flags["no_message"] += 1

@@ -1,0 +1,196 @@
+"""Two Gym runs item by item: items joined by content key (MRCR: random_string_to_prepend,
+n_needles, expected_answer), never by task index, which follows each run's prepared-file
+order -> paired statistics -> trust checks -> the task's verdict and detail document."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalkit.benchmarks.mrcr.score import NEEDLE_STRATA
+from evalkit.comparison import stats, trust
+from evalkit.comparison.sides import GymSide, Key
+from evalkit.comparison.verdict import MIN_PAIRED_FRACTION, decide
+from evalkit.runs.settings import SAMPLING_KEYS
+
+
+@dataclass
+class MrcrComparison:
+    document: dict[str, Any]
+    verdict: str
+    reasons: list[str] = field(default_factory=list)
+
+
+def _stratum_name(key: Key) -> str:
+    if len(key) < 3:
+        return "all"  # items keyed by their prompt: no strata
+    return "unknown" if key[1] is None else str(key[1])
+
+
+def pair_items(
+    base: dict[Key, float], cand: dict[Key, float], strata_names: tuple[str, ...] = NEEDLE_STRATA
+) -> tuple[dict[str, tuple[list[float], list[float]]], int, int]:
+    """Join by content key. Returns ({stratum: (base points, cand points)}, unpaired base,
+    unpaired cand); scores are converted from 0-1 rewards to points (0-100)."""
+    strata: dict[str, tuple[list[float], list[float]]] = {h: ([], []) for h in strata_names}
+    for key in sorted(base.keys() & cand.keys(), key=repr):
+        b, c = strata.setdefault(_stratum_name(key), ([], []))
+        b.append(100.0 * base[key])
+        c.append(100.0 * cand[key])
+    return strata, len(base.keys() - cand.keys()), len(cand.keys() - base.keys())
+
+
+def trust_checks(base: GymSide, cand: GymSide) -> list[Any]:
+    """Every reason not to believe a delta between these two runs (comparison.trust)."""
+
+    checks = []
+    if base.validation is not None or cand.validation is not None:
+        for side, name in ((base, "baseline"), (cand, "candidate")):
+            verdict, why = side.validation if side.validation else (None, [])
+            checks.append(trust.check_validation(name, verdict, why))
+    checks += trust.check_sampling(
+        base.sampling, cand.sampling, SAMPLING_KEYS, (base.sampling_source, cand.sampling_source)
+    )
+    for side, name in ((base, "base"), (cand, "candidate")):
+        for key, values in side.mixed_sampling.items():
+            shown = ", ".join(f"{v:g}" for v in values)
+            checks.append(
+                trust.TrustCheck(
+                    f"sampling-{key}",
+                    trust.NOTE,
+                    f"{name}: rollouts sent several {key} values ({shown})",
+                )
+            )
+    greedy = base.sampling.get("temperature") == 0 and cand.sampling.get("temperature") == 0
+    copies = None
+    if base.copies_prompt is not None:
+        copies = lambda slot: base.copies_prompt(base.fingerprints[slot])  # noqa: E731
+    checks.append(
+        trust.check_reuse(base.fingerprints, cand.fingerprints, greedy=greedy, copies_prompt=copies)
+    )
+    checks += trust.check_provenance(base.provenance, cand.provenance)
+    return checks
+
+
+def compare_gym(
+    base: GymSide,
+    cand: GymSide,
+    *,
+    margin: float | Callable[[float], float] = 1.0,
+    seed: int = 0,
+    bootstrap: int = 10_000,
+    weighting: str = "sample",
+) -> MrcrComparison:
+    """Items paired by content, trust checks first, then paired statistics and a verdict.
+
+    `margin` in points, or a function of the baseline's score in points (a relative gate)."""
+
+    benchmark = base.benchmark if base.benchmark == cand.benchmark else "mixed"
+    strata_names = NEEDLE_STRATA if benchmark == "mrcr" else ("all",)
+    strata_pairs, unpaired_base, unpaired_cand = pair_items(base.items, cand.items, strata_names)
+    n_paired = sum(len(b) for b, _ in strata_pairs.values())
+    reasons: list[str] = []
+    notes: list[str] = []
+    label = "MRCR variant" if benchmark == "mrcr" else "Gym agent"
+
+    if base.agents and cand.agents and base.agents != cand.agents:
+        reasons.append(
+            f"{label} differs: base agent {', '.join(sorted(base.agents))}, "
+            f"candidate agent {', '.join(sorted(cand.agents))}"
+        )
+    elif base.agent and cand.agent and base.agent != cand.agent:
+        reasons.append(f"{label} differs: base {base.agent}, candidate {cand.agent}")
+    elif base.agent is None or cand.agent is None:
+        notes.append("variant (agent name) not readable on one side; not checked")
+    checks = trust_checks(base, cand)
+    reasons += trust.failures(checks)
+    notes += [c.message for c in checks if c.status == trust.NOTE]
+    largest = max(len(base.items), len(cand.items))
+    fraction = n_paired / largest if largest else 0.0
+    if fraction < MIN_PAIRED_FRACTION:
+        reasons.append(
+            f"only {n_paired} of {largest} items pair by content ({100 * fraction:.1f} % "
+            f"< {100 * MIN_PAIRED_FRACTION:.0f} %): different datasets, variants or "
+            "an incomplete run"
+        )
+    for side, name in ((base, "base"), (cand, "candidate")):
+        if side.duplicate_keys:
+            notes.append(
+                f"{name}: {side.duplicate_keys} task indices repeat another item's content; "
+                "their rewards were averaged into one item"
+            )
+
+    result = stats.stratified_paired(
+        strata_pairs, weighting=weighting, seed=seed, bootstrap=bootstrap, permutations=bootstrap
+    )
+    overall = _summary_dict(result.overall)
+    if callable(margin):
+        margin = margin(result.overall.base)
+    if reasons:
+        verdict = "not_comparable"
+    else:
+        verdict, why = decide(result.overall.delta, result.overall.ci95, margin)
+        reasons.append(why)
+
+    document = {
+        "benchmark": benchmark,
+        "comparable": verdict != "not_comparable",
+        "n_paired": n_paired,
+        "n_unpaired_base": unpaired_base,
+        "n_unpaired_cand": unpaired_cand,
+        "paired_fraction": fraction,
+        "margin": margin,
+        "overall": overall,
+        "strata": {h: _summary_dict(s) for h, s in result.strata.items()},
+        "weights": {
+            "scheme": "sample-proportional" if weighting == "sample" else "equal per stratum",
+            **result.weights,
+        },
+        "seed": seed,
+        "bootstrap_replicates": bootstrap,
+        "permutation_replicates": bootstrap,
+        "scale": "points (0-100): 100 x mean reward per item, repeats averaged first",
+        "method": (
+            "items paired by (random_string_to_prepend, n_needles, expected_answer); "
+            "paired t on the stratified mean difference (SE = sqrt(sum w_h^2 SE_h^2), "
+            "df = n - strata); percentile bootstrap resampling items within strata; "
+            "two-sided sign-flip permutation test"
+        ),
+        "agent": {
+            "base": sorted(base.agents) or base.agent,
+            "cand": sorted(cand.agents) or cand.agent,
+        },
+        "sampling": {
+            "base": base.sampling,
+            "cand": cand.sampling,
+            "base_source": base.sampling_source,
+            "cand_source": cand.sampling_source,
+        },
+        "rollouts": {"base": base.rollouts, "cand": cand.rollouts},
+        "paths": {"base": str(base.path), "cand": str(cand.path)},
+        "provenance": {"base": base.provenance, "cand": cand.provenance},
+        "trust": [c.as_dict() for c in checks],
+        "verdict": verdict,
+        "reasons": reasons,
+        "notes": notes,
+    }
+    return MrcrComparison(document, verdict, reasons)
+
+
+def _summary_dict(s: stats.PairedSummary) -> dict[str, Any]:
+    d = s.as_dict()
+    return {
+        "base": d["base"],
+        "cand": d["cand"],
+        "delta": d["delta"],
+        "ci95": d["ci95"],
+        "bootstrap_ci95": d["bootstrap_ci95"],
+        "p_permutation": d["p_permutation"],
+        "permutation_method": d["permutation_method"],
+        "mde": d["mde"],
+        "n": d["n"],
+        "se": d["se"],
+        "df": d["df"],
+        "corr": d["corr"],
+    }

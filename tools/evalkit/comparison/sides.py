@@ -1,0 +1,157 @@
+"""One side of a comparison, read from its loaded runs once: per Gym task the items and
+sampling from the run's single rollout pass, per results.yml task its headline scores,
+and every task's validate verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.benchmarks import gym_benchmark, is_mrcr, other_score, rollout_pass
+from evalkit.benchmarks.mrcr.variants import agent_of
+from evalkit.checks.validate import FAIL, validate_task
+from evalkit.errors import InputError
+from evalkit.runs.results import iter_scores, load_results
+from evalkit.runs.run import Run, as_run
+
+Key = tuple[str, "int | None", str]
+
+
+@dataclass
+class GymSide:
+    """What compare needs from one NeMo Gym run: items, settings, evidence of provenance."""
+
+    path: Path
+    agent: str | None
+    agents: set[str]
+    items: dict[Key, float]  # item key -> mean reward over its rollouts (0-1)
+    duplicate_keys: int  # distinct task indices sharing one content key (merged)
+    rollouts: int
+    sampling: dict[str, float]
+    sampling_source: str | None
+    benchmark: str = "mrcr"
+    fingerprints: dict = field(default_factory=dict)  # (item, rollout) -> Fingerprint
+    provenance: dict[str, Any] = field(default_factory=dict)
+    validation: tuple[str, list[str]] | None = None  # (verdict, failing checks) or None
+    mixed_sampling: dict[str, list[float]] = field(default_factory=dict)
+    copies_prompt: Callable[[Any], bool] | None = None  # Run.copies_prompt
+
+
+def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None) -> GymSide:
+    """One side from the run's single rollout pass. Sampling is what the rollouts sent
+    (responses_create_params), else what the config says."""
+
+    run = as_run(task_run)
+    scan = rollout_pass(run)
+    settings = run.settings_or_empty
+    agents = set(scan.agents)
+    sampling = dict(scan.sampling)
+    source = "rollouts (responses_create_params)" if sampling else None
+    for key, value in settings.sampling.items():
+        if key not in sampling and key not in scan.mixed_sampling:
+            sampling[key] = value
+            where = str(settings.config_path) if settings.config_path else "config"
+            source = f"{source} + {where}" if source else where
+    agent = next(iter(agents)) if len(agents) == 1 else None
+    if agent is None and not agents:
+        agent = agent_of(settings)
+    return GymSide(
+        path=run.task_dir,
+        agent=agent,
+        agents=agents,
+        items=dict(scan.items),
+        duplicate_keys=scan.duplicate_keys,
+        rollouts=scan.aggregate.rollouts if scan.aggregate is not None else len(scan.fingerprints),
+        sampling=sampling,
+        sampling_source=source,
+        benchmark=gym_benchmark(run),
+        fingerprints=scan.fingerprints,
+        provenance=run.provenance.as_dict(),
+        validation=validation,
+        mixed_sampling=scan.mixed_sampling,
+        copies_prompt=run.copies_prompt,
+    )
+
+
+@dataclass(frozen=True)
+class Headline:
+    task: str
+    metric: str
+    value: float
+    stderr: float | None
+    scale: str | None  # "0-100", "0-1", "-100..100"
+
+
+def results_headlines(task_run: Any) -> list[Headline]:
+    """The documented headline score of a results.yml task run (evalkit.scores), with
+    its scale and stderr. When no documented key is found, every numeric score is
+    compared instead (token telemetry left out), with its scale unknown."""
+
+    entry = other_score(task_run)
+    if entry.get("value") is not None:
+        scale = entry.get("scale")
+        return [
+            Headline(
+                task=entry["benchmark"]
+                if entry.get("benchmark") not in (None, "unknown")
+                else task_run.name,
+                metric=entry["metric"],
+                value=float(entry["value"]),
+                stderr=entry.get("stderr"),
+                scale=None if scale == "unknown" else scale,
+            )
+        ]
+    return [
+        Headline(score.names[0], score.key, score.value, score.stderr, None)
+        for score in iter_scores(load_results(task_run.results_path))
+        if score.value is not None and "key_metrics/" not in score.key
+    ]
+
+
+def to_points(value: float, scale: str | None) -> float:
+    """Points on the task's own scale: a 0-1 task's 0.01 is one point (documented scale,
+    never guessed from the value)."""
+    return value * 100.0 if scale == "0-1" else value
+
+
+@dataclass
+class SuiteTask:
+    """One task run of one side, with what compare needs to pair and judge it."""
+
+    run: Any  # evalkit.runs.run.Run
+    benchmark: str
+    kind: str  # "gym" (item-level rollouts) or "results" (results.yml only)
+    validation: tuple[str, list[str]]  # (verdict, failing check messages)
+    headline: Any = None  # Headline, for results tasks
+
+
+def validation_of(run: Run) -> tuple[str, list[str]]:
+    """(validate verdict, failing checks) of one run."""
+    report = validate_task(run)
+    return report.verdict, [f"{c.id}: {c.message}" for c in report.checks if c.status == FAIL]
+
+
+def load_side(runs: list[Run]) -> list[SuiteTask]:
+    """The tasks of one side, from its runs as loaded once by the caller."""
+    tasks: list[SuiteTask] = []
+    for run in runs:
+        validation = validation_of(run)  # streams the rollouts: the pass is then cached
+        if run.is_gym and run.rollouts_path.is_file():
+            tasks.append(SuiteTask(run, gym_benchmark(run), "gym", validation))
+            continue
+        if is_mrcr(run):
+            raise InputError(
+                "no rollouts file: MRCR items cannot be paired without it", run.rollouts_path
+            )
+        try:
+            headlines = results_headlines(run)
+        except InputError:
+            headlines = []  # validate already failed it (results-file); shown as no score
+        if not headlines:
+            tasks.append(SuiteTask(run, run.name, "results", validation))
+        for headline in headlines:
+            label = headline.task if len(headlines) == 1 else f"{headline.task}/{headline.metric}"
+            tasks.append(SuiteTask(run, label, "results", validation, headline))
+    return tasks
