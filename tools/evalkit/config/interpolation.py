@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any
@@ -112,6 +113,33 @@ def _fast_check(value: str, data: dict, env: Mapping[str, str]) -> list[Interpol
     return issues
 
 
+def _select_not_null(key: str, default: str, *, _root_: object) -> Any:
+    from omegaconf import OmegaConf
+
+    value = OmegaConf.select(_root_, key, default=None, throw_on_resolution_failure=False)
+    return default if value is None else value
+
+
+@contextmanager
+def _launcher_resolvers() -> Iterator[None]:
+    """The launcher's `select_not_null` resolver for the span of one resolution.
+
+    nel 0.2.6 registers it when its config package is imported, and that import fails if
+    the name is taken. So it is registered here only while absent, and cleared again: a
+    launcher imported later in the same process (the tests run it in-process) still loads.
+    """
+    from omegaconf import OmegaConf
+
+    ours = not OmegaConf.has_resolver("select_not_null")
+    if ours:
+        OmegaConf.register_new_resolver("select_not_null", _select_not_null, use_cache=False)
+    try:
+        yield
+    finally:
+        if ours:
+            OmegaConf.clear_resolver("select_not_null")
+
+
 class _OmegaChecker:
     """Resolve single values through a real OmegaConf tree built from the config."""
 
@@ -120,21 +148,10 @@ class _OmegaChecker:
 
         self.OmegaConf = OmegaConf
         self.env = env
-        self._register()
         try:
             self.root = OmegaConf.create(data)
         except Exception:  # keys OmegaConf cannot hold: fall back to grammar-only checks
             self.root = None
-
-    def _register(self) -> None:
-        OmegaConf = self.OmegaConf
-
-        def select_not_null(key: str, default: str, *, _root_: object) -> Any:
-            value = OmegaConf.select(_root_, key, default=None, throw_on_resolution_failure=False)
-            return default if value is None else value
-
-        if not OmegaConf.has_resolver("select_not_null"):
-            OmegaConf.register_new_resolver("select_not_null", select_not_null, use_cache=False)
 
     def check(self, path: Path, value: str) -> list[InterpolationIssue]:
         from omegaconf import errors as oc_errors
@@ -154,7 +171,8 @@ class _OmegaChecker:
             saved = dict(os.environ)
             os.environ.update(self.env)
             try:
-                node[path[-1]]
+                with _launcher_resolvers():
+                    node[path[-1]]
             finally:
                 os.environ.clear()
                 os.environ.update(saved)
@@ -239,7 +257,8 @@ def resolve_full(data: dict, path: Path, env: Mapping[str, str] | None = None) -
         node: Any = checker.root
         for part in path[:-1]:
             node = node._get_node(part)
-        resolved = node[path[-1]]
+        with _launcher_resolvers():
+            resolved = node[path[-1]]
     except Exception:  # unresolvable here (e.g. an env var set only at launch)
         return quick
     return resolved
@@ -334,11 +353,12 @@ def _omega_value(omega: _OmegaChecker, path: Path) -> Any:
         node: Any = omega.root
         for part in path[:-1]:
             node = node._get_node(part)
-        value = node[path[-1]]
+        with _launcher_resolvers():
+            value = node[path[-1]]
+            if omega.OmegaConf.is_config(value):
+                value = omega.OmegaConf.to_container(value, resolve=False)
     except Exception:  # any resolution failure: unknown here; NEL001 words real errors
         return UNRESOLVED
-    if omega.OmegaConf.is_config(value):
-        return omega.OmegaConf.to_container(value, resolve=False)
     return value
 
 
