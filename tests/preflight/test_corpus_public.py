@@ -1,0 +1,155 @@
+"""Preflight and `--fix` on configs modelled on public nel configs, the real 0.2.6 as oracle.
+
+tests/preflight/corpus_public/ holds configs written here in the patterns of configs
+people keep in their own repositories (eval repos, a skill demo, a training
+framework's eval steps; README.md there names each source file and commit). Each is
+dry-run by the real launcher (nel_batch.run_batch, in this process), checked by
+preflight, fixed by `--fix` (fix_text, as the CLI does) and dry-run again.
+
+Asserted: no false error (preflight error on a config the launcher accepts), no miss
+(launcher refusal with no preflight error), except for wrapper configs, which get the
+one NEL012 warning instead; and `--fix` never turns an accepted config into a refused
+one. The figures for the README are printed (`-s` shows them).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evalkit.preflight.runner import Options, check_file
+
+from .conftest import FIXTURE_ENV
+from .nel_batch import fill_blanks, launch_env, run_batch
+
+pytestmark = [pytest.mark.launcher, pytest.mark.slow]
+
+CORPUS = Path(__file__).resolve().parent / "corpus_public"
+# The shell a user launches from: the tokens and keys the configs name are set.
+ENV = {**FIXTURE_ENV, "VENDOR_API_KEY": "vendor-dry-run-key"}
+
+# stem -> the launcher's verdict on the file as written (the oracle's answer, recorded
+# so a launcher or corpus change that flips one is seen).
+VERDICT = {
+    "p01_local_endpoint_parallel_bare_tasks": "refused",
+    "p02_local_endpoint_host_gateway": "refused",
+    "p03_local_vllm_exec_env_parallel": "refused",
+    "p04_local_vllm_exec_env_repaired": "refused",
+    "p05_local_build_api_bare_gpqa": "refused",
+    "p06_local_build_api_qualified": "accepted",
+    "p07_wrapper_launcher_runner": "accepted",
+    "p08_wrapper_direct_mode": "refused",
+    "p09_wrapper_gym_art_resolver": "refused",
+    "p10_wrapper_envelope": "refused",
+    "p11_slurm_ray_multi_instance": "refused",
+    "p12_slurm_ray_repair_step": "refused",
+    "p13_slurm_ray_repaired": "accepted",
+    "p14_slurm_ray_proxy_null_one_instance": "accepted",
+}
+# Real disagreements found here, kept visible until evalkit handles them (reported to
+# the lead; evalkit is not changed from this test): stem -> reason.
+KNOWN = {}
+
+
+def _fix_with_the_cli(path: Path) -> None:
+    """`evalkit preflight --fix PATH` in its own process, as a user runs it. In this
+    process, fix_text on a config without `defaults:` (p07) leaves the in-process
+    launcher unable to compose the next config ("Could not find 'deployment/none'");
+    reported to the lead, not worked around in evalkit from here."""
+    subprocess.run(
+        [sys.executable, "-m", "evalkit", "preflight", "--fix", str(path)],
+        env=launch_env(ENV),
+        capture_output=True,
+        check=False,  # exit 1 = findings remain; the dry-run after is the verdict
+    )
+
+
+def _wrapper(findings) -> bool:
+    return [f.rule for f in findings] == ["NEL012"]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    work = tmp_path_factory.mktemp("public")
+    fixed_dir = work / "fixed"
+    fixed_dir.mkdir()
+    stems = sorted(p.stem for p in CORPUS.glob("*.yaml"))
+    jobs, rows = [], {}
+    for stem in stems:
+        path = CORPUS / f"{stem}.yaml"
+        fixed = fixed_dir / path.name
+        shutil.copyfile(path, fixed)
+        _fix_with_the_cli(fixed)
+        jobs.append({"config": str(path), "overrides": fill_blanks(path, work / "out")})
+        jobs.append({"config": str(fixed), "overrides": fill_blanks(fixed, work / "out")})
+        rows[stem] = {}
+    # The launcher runs before preflight in this process: see _fix_with_the_cli.
+    verdicts = run_batch(jobs, work, 0, launch_env(ENV))
+    for i, stem in enumerate(stems):
+        row = rows[stem]
+        row["before"], row["after"] = verdicts[2 * i], verdicts[2 * i + 1]
+        options = Options(overrides=jobs[2 * i]["overrides"], env=ENV)
+        found = check_file(str(CORPUS / f"{stem}.yaml"), options)
+        row["findings"] = [f for f in found if f.severity != "info"]
+    _print_figures(rows)
+    return rows
+
+
+def _print_figures(rows) -> None:
+    refused = [s for s, r in rows.items() if not r["before"]["ok"]]
+    errs = {s: {f.rule for f in r["findings"] if f.severity == "error"} for s, r in rows.items()}
+    false_errors = [s for s, r in rows.items() if r["before"]["ok"] and errs[s]]
+    wrappers = [s for s in refused if _wrapper(rows[s]["findings"])]
+    misses = [s for s in refused if not errs[s] and s not in wrappers]
+    repaired = [s for s in refused if rows[s]["after"]["ok"]]
+    broken = [s for s, r in rows.items() if r["before"]["ok"] and not r["after"]["ok"]]
+    for stem, row in sorted(rows.items()):
+        verdict = "accepted" if row["before"]["ok"] else row["before"]["error"][:90]
+        after = "accepted" if row["after"]["ok"] else row["after"]["error"][:90]
+        print(
+            f"{stem}: launcher {verdict}; preflight errors {sorted(errs[stem])}; "
+            f"after --fix {after}"
+        )
+    print(
+        f"\ncorpus_public: {len(rows)} configs, launcher refused {len(refused)} "
+        f"({len(wrappers)} of them wrapper configs, one NEL012 each); preflight false "
+        f"errors {len(false_errors)}, misses {len(misses)}; --fix turned {len(repaired)} "
+        f"of {len(refused)} refused configs into accepted ones; accepted -> refused "
+        f"by --fix: {len(broken)}"
+    )
+
+
+def test_every_corpus_file_has_a_recorded_verdict():
+    assert sorted(p.stem for p in CORPUS.glob("*.yaml")) == sorted(VERDICT)
+
+
+@pytest.mark.parametrize("stem", sorted(VERDICT))
+def test_launcher_verdict_is_the_recorded_one(results, stem):
+    before = results[stem]["before"]
+    assert before["ok"] is (VERDICT[stem] == "accepted"), before["error"]
+
+
+@pytest.mark.parametrize("stem", sorted(VERDICT))
+def test_preflight_agrees_with_the_launcher(results, stem):
+    if stem in KNOWN:
+        pytest.xfail(KNOWN[stem])
+    row = results[stem]
+    errors = sorted({f.rule for f in row["findings"] if f.severity == "error"})
+    if row["before"]["ok"]:
+        assert not errors, f"false error: the launcher accepts, preflight says {errors}"
+    else:
+        assert errors or _wrapper(row["findings"]), (
+            f"miss: the launcher says {row['before']['error']!r}, preflight "
+            f"{[(f.rule, f.severity) for f in row['findings']]}"
+        )
+
+
+@pytest.mark.parametrize("stem", sorted(VERDICT))
+def test_fix_never_breaks_an_accepted_config(results, stem):
+    row = results[stem]
+    if row["before"]["ok"]:
+        assert row["after"]["ok"], row["after"]["error"]
