@@ -76,7 +76,9 @@ def test_trust_checks_pass_on_the_pair(run_cli):
 @pytest.mark.network
 def test_the_generator_reproduces_the_pair_byte_for_byte(tmp_path):
     """Re-run tools/dev/make_bundled_pair.py (Gym's sdist, the real nel dry-run) and
-    compare every file with the bundled one. pandas and orjson come with the test extra."""
+    compare every file with the bundled one. pandas and orjson come with the test extra.
+    Without --harness the generator reuses the bundled GPQA harness output (the harness
+    venv is not part of the test extra; PROVENANCE.md gives the full command)."""
     for module in ("pandas", "orjson"):
         assert importlib.util.find_spec(module) is not None, f"the test extra provides {module}"
     sdist = pip_download(

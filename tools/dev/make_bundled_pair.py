@@ -12,7 +12,9 @@ What is real: MRCR rewards, prefix_matched and seq_match_ratio come from Gym's o
 `_grade`; the aggregate file from Gym's `compute_aggregate_metrics` with the MRCR server's
 `compute_metrics`/`get_key_metrics`, written as Gym's rollout collection writes it; each
 run.sub is the launcher's own dry-run rendering of the shipped MRCR template. What is
-synthetic: the item texts, the model responses, the log contents and GPQA's results.yml.
+synthetic: the item texts, the model responses and the log contents. GPQA's results.yml and
+eval_factory_metrics.json come from nemo-evaluator + simple-evals run against a loopback
+stub (bundled_pair_gpqa.py), when --harness names their venv's python.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import bundled_pair_gpqa as gpqa
 from bundled_pair_gym import aggregate, load_gym
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +57,6 @@ FILL = {  # the template's `???` blanks, obviously fake
     "kv_cache_dtype": "auto",
     "container": "registry.invalid/fake/nemo-gym-git:a431501",
 }
-GPQA = {"baseline": (0.7121, 0.0322), "candidate": (0.7020, 0.0325)}  # synthetic, 198 items
 
 _VOCABULARY = (
     "amber basalt cedar delta ember fjord gravel harbor iris juniper kelp lantern meadow "
@@ -209,10 +211,15 @@ def filled_template(checkpoint: str) -> str:
         assert n == 1, key
     assert not re.search(r": \?\?\?$", text, flags=re.M)
     text = text.replace("limit_samples: null", f"limit_samples: {N_PER_STRATUM * len(NEEDLES)}")
-    # The task-level override keeps the canary limit off GPQA (198 items in full).
+    # The task-level override keeps the canary limit off GPQA (198 items in full) and
+    # gives it a token cap: simple-evals' --max_tokens takes an int, not the MRCR null.
+    # One request at a time: nemo-evaluator rounds its running token averages at every
+    # response, so their values depend on arrival order; serial keeps the bytes fixed.
     return text + (
         "    - name: simple_evals.gpqa_diamond\n      nemo_evaluator_config:\n"
         "        config:\n          params:\n            limit_samples: null\n"
+        f"            max_new_tokens: {gpqa.MAX_NEW_TOKENS}\n"
+        "            parallelism: 1\n"
     )
 
 
@@ -297,7 +304,9 @@ def log_names(run_sub: str, job: int) -> list[str]:
     return sorted({n.replace("%A", str(job)).replace("%t", "0") for n in names})
 
 
-def write_side(gym, out: Path, side: str, items: list[dict], scripts: dict, workdir: Path) -> None:
+def write_side(
+    gym, out: Path, side: str, items: list[dict], scripts: dict, workdir: Path, run_gpqa
+) -> None:
     inv_dir, job, checkpoint, index = SIDES[side]
     rng = random.Random(f"{SEED}-{side}")
     invocation = out / side
@@ -313,7 +322,7 @@ def write_side(gym, out: Path, side: str, items: list[dict], scripts: dict, work
         if task.startswith("nemo_gym"):
             write_mrcr(gym, task_dir, rng, items, HIT_RATE[index], names, job)
         else:
-            write_gpqa(task_dir, side, ef, names, job)
+            write_gpqa(task_dir, run_gpqa(side, ef), names, job)
 
 
 def write_logs(task_dir: Path, names: list[str], client: str, job: int) -> None:
@@ -360,40 +369,46 @@ def write_mrcr(gym, task_dir, rng, items, hit_rate, names, job) -> None:
     write_logs(task_dir, names, client, job)
 
 
-def write_gpqa(task_dir: Path, side: str, ef: str, names: list[str], job: int) -> None:
-    """results.yml in nemo-evaluator's layout (synthetic numbers, see PROVENANCE.md)."""
-    import yaml
-
-    value, stderr = GPQA[side]
-    parsed = yaml.safe_load(ef)
-    score = {"stats": {"stderr": stderr}, "value": value}
-    doc = {
-        "config": parsed.get("config"),
-        "git_hash": None,
-        "results": {
-            "groups": {},
-            "tasks": {"gpqa_diamond": {"metrics": {"score": {"scores": {"micro": score}}}}},
-        },
-        "target": parsed.get("target"),
-    }
-    (task_dir / "artifacts" / "results.yml").write_text(yaml.dump(doc))
-    stats = {"count": 198, "successful_count": 198, "finish_reason": {"stop": 198}}
-    metrics = {"response_stats": {"description": "Response statistics", **stats}}
-    (task_dir / "artifacts" / "eval_factory_metrics.json").write_text(
-        json.dumps(metrics, indent=2) + "\n"
-    )
+def write_gpqa(task_dir: Path, files: tuple[str, str], names: list[str], job: int) -> None:
+    """results.yml and eval_factory_metrics.json as the harness wrote them (normalised)."""
+    results, metrics = files
+    (task_dir / "artifacts" / "results.yml").write_text(results)
+    (task_dir / "artifacts" / "eval_factory_metrics.json").write_text(metrics)
     write_logs(task_dir, names, "Evaluating gpqa_diamond: 198 samples (synthetic log)\n", job)
+
+
+def gpqa_runner(harness: Path | None, work: Path):
+    """With --harness, run the task for real per side; without it, reuse the bundled
+    harness output, read now, before --out (often the bundle itself) is rewritten."""
+    if harness is None:
+        saved = {}
+        for side in SIDES:
+            arts = ROOT / "tests/data/suite" / side / "simple_evals.gpqa_diamond.1" / "artifacts"
+            saved[side] = tuple(
+                (arts / name).read_text() for name in ("results.yml", "eval_factory_metrics.json")
+            )
+        return lambda side, _ef: saved[side]
+    rows = gpqa.make_bank(SEED)
+    cache = gpqa.write_cache(harness, rows, work)
+    return lambda side, ef: gpqa.run_side(harness, cache, rows, side, ef, work)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sdist", type=Path, required=True, help=f"{GYM}.tar.gz")
     parser.add_argument("--out", type=Path, default=ROOT / "tests/data/suite")
+    parser.add_argument(
+        "--harness",
+        type=Path,
+        help="python of a venv with nemo-evaluator 0.2.8 and nvidia-simple-evals 26.3; "
+        "without it the bundled GPQA results.yml/eval_factory_metrics.json are reused",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bundled-pair-") as tmp:
         work = Path(tmp)
         gym = load_gym(args.sdist, work)
         items = make_items(random.Random(SEED))
+        run_gpqa = gpqa_runner(args.harness, work)
         for side in SIDES:
             config = work / f"{side}.yaml"
             config.write_text(filled_template(SIDES[side][2]))
@@ -401,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
             target = args.out / side
             if target.exists():
                 shutil.rmtree(target)
-            write_side(gym, args.out, side, items, scripts, work)
+            write_side(gym, args.out, side, items, scripts, work, run_gpqa)
     return 0
 
 
