@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -11,12 +10,6 @@ from typing import Any
 from evalkit.config.interpolation import InterpolationIssue, find_issues, walk_strings
 from evalkit.config.model import NelConfig
 from evalkit.config.schema import SchemaIssue, validate
-
-SECRET_NAME = re.compile(r"(^HF_TOKEN$|_API_KEY$|TOKEN|SECRET|PASSWORD)", re.I)
-
-
-def is_secret_name(name: str) -> bool:
-    return bool(SECRET_NAME.search(name))
 
 
 @dataclass
