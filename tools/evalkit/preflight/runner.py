@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 from evalkit.config import NelConfig, build_config, format_path, load_document
 from evalkit.config.interpolation import launch_environment
+from evalkit.config.yamldoc import YamlDoc
 from evalkit.findings import Finding
 from evalkit.preflight.context import Context
 from evalkit.preflight.registry import Hit, Rule, all_rules
-from evalkit.preflight.schema_kind import is_nel_next, wrapper_reason
+from evalkit.preflight.schema_kind import is_nel_next, not_nel_reason, wrapper_reason
 
 
 @dataclass
@@ -29,8 +30,20 @@ def directives_for(path: str):
     return parse_directives(read_text(path))
 
 
+def require_nel(doc: YamlDoc) -> None:
+    """A file that is no nel config at all is bad input (exit 2, one line), as a YAML list
+    or scalar at the top is: every rule would only restate that its sections are missing."""
+    reason = not_nel_reason(doc.data)
+    if reason:
+        from evalkit.errors import InputError
+
+        raise InputError(reason, doc.path)
+
+
 def load(path: str, options: Options) -> NelConfig:
-    return build_config(load_document(path), options.overrides)
+    doc = load_document(path)
+    require_nel(doc)
+    return build_config(doc, options.overrides)
 
 
 def to_finding(rule: Rule, hit: Hit, cfg: NelConfig) -> Finding:
