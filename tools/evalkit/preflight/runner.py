@@ -19,6 +19,7 @@ class Options:
     overrides: Sequence[str] = ()
     template: bool = False
     checkpoint: object = None  # a loaded evalkit.checkpoint.Checkpoint
+    context: int | None = None  # --context N (the model card's context), with or without it
     env: Mapping[str, str] | None = None
 
 
@@ -76,6 +77,16 @@ def run_rules(ctx: Context, scopes: Iterable[str]) -> list[Finding]:
     return findings
 
 
+def scopes_for(options: Options) -> list[str]:
+    """The rule scopes this invocation's inputs allow."""
+    scopes = ["config"]
+    if options.checkpoint is not None:
+        scopes.append("checkpoint")
+    if options.checkpoint is not None or options.context is not None:
+        scopes.append("context")
+    return scopes
+
+
 def check_file(path: str, options: Options) -> list[Finding]:
     cfg = load(path, options)
     ctx = Context(
@@ -83,12 +94,12 @@ def check_file(path: str, options: Options) -> list[Finding]:
         template=options.template,
         env=options.env if options.env is not None else launch_environment(),
         checkpoint=options.checkpoint,
+        documented_context=options.context,
     )
     # another tool's file: the 0.2.6 rules would only list schema differences
     if is_nel_next(cfg.doc.data) or wrapper_reason(cfg.doc.data):
         return run_rules(ctx, ["other-schema"])
-    scopes = ["config"] + (["checkpoint"] if options.checkpoint is not None else [])
-    return run_rules(ctx, scopes)
+    return run_rules(ctx, scopes_for(options))
 
 
 def check_pair(base_path: str, cand_path: str, options: Options) -> list[Finding]:
