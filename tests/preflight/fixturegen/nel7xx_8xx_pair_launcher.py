@@ -106,6 +106,35 @@ def generate():
     )
     make(
         "NEL803",
+        "fail",
+        "lowercase_placeholder",
+        "generic",
+        [
+            (
+                "    mount_home: false\n",
+                "    mount_home: false\n    deployment:\n      <your-hf-cache>: /hf-cache\n",
+            )
+        ],
+        "a lower-case <your-hf-cache> reaches --container-mounts",
+        args={"launcher": True},
+    )
+    make(
+        "NEL803",
+        "pass",
+        "shell_redirections",
+        "generic",
+        [
+            (
+                "    DUMMY_API_KEY: lit:dummy\n",
+                "    DUMMY_API_KEY: lit:dummy\n  pre_cmd: |\n    cat <<EOF > /tmp/ready.txt 2>&1\n"
+                "    ready\n    EOF\n    wc -l < /tmp/ready.txt\n",
+            )
+        ],
+        "shell redirections (<<EOF, > FILE, 2>&1, < FILE) in pre_cmd",
+        args={"launcher": True},
+    )
+    make(
+        "NEL803",
         "pass",
         "real_mount",
         "generic",
