@@ -13,8 +13,10 @@ from evalkit.checks.model import (
     INVALID,
     LENGTH_INVALID_ABOVE,
     LENGTH_WARN_ABOVE,
+    PASS,
     PREFIX_INVALID_BELOW,
     PREFIX_WARN_BELOW,
+    WARN,
     Check,
     Expectation,
     failed,
@@ -96,7 +98,17 @@ def check_truncation(truncated_last_line: bool, blank_lines: int = 0) -> Check:
 # ------------------------------------------------------------------------------------ logs
 
 
-def check_prefix_gate(mean_prefix_matched: float | None) -> Check:
+def check_prefix_gate(mean_prefix_matched: float | None, leaks: dict | None = None) -> Check:
+    """LEAKS (benchmarks.mrcr.leaks.leak_reading) adds the reasoning-markup count with
+    its threshold; a share above it warns."""
+    check = _prefix_gate(mean_prefix_matched)
+    if leaks is None or leaks["level"] == "none" or mean_prefix_matched is None:
+        return check
+    status = WARN if leaks["level"] == "problem" and check.status == PASS else check.status
+    return Check(check.id, status, f"{check.message}; {leaks['message']}", check.kind)
+
+
+def _prefix_gate(mean_prefix_matched: float | None) -> Check:
     cid = "prefix-gate"
     if mean_prefix_matched is None:
         return warned(cid, "no rollouts to measure mean prefix_matched")

@@ -172,7 +172,10 @@ def _mrcr_checks(
         checks.append(check_rollout_count(agg.rollouts, expectation))
         checks.append(check_duplicates(agg.duplicates, agg.conflicting_duplicates))
         checks.append(check_truncation(stats.truncated_last_line, stats.blank_lines))
-        checks.append(check_prefix_gate(agg.prefix_matched if agg.rollouts else None))
+        from evalkit.benchmarks.mrcr.leaks import leak_reading
+
+        leaks = leak_reading(agg.reasoning_leaks, agg.rollouts + agg.duplicates)
+        checks.append(check_prefix_gate(agg.prefix_matched if agg.rollouts else None, leaks))
         counted = length_from_metrics(metrics)
         if counted is not None:
             checks.append(check_output_limit(*counted, "eval_factory_metrics.json response_stats"))

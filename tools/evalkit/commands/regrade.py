@@ -90,6 +90,7 @@ def build_document(result, aggregate_path) -> tuple[dict, int]:
         read_aggregate_entries,
         select_agent,
     )
+    from evalkit.benchmarks.mrcr.leaks import leak_reading
 
     agg = result.aggregate
     # a re-run rollout may differ in its stored reward or in its response: count either
@@ -117,6 +118,9 @@ def build_document(result, aggregate_path) -> tuple[dict, int]:
         "pass_at_1_avg_of_k": agg.pass_at_1_avg_of_k,
         "stored_pass_at_1": result.stored.pass_at_1,
         "flags": result.flags,
+        "reasoning_leak": leak_reading(
+            result.flags.get("reasoning_leak", 0), agg.rollouts + agg.duplicates
+        ),
         "mismatch_examples": result.mismatch_examples,
         "aggregate_diffs": diffs[:10],
         "agent": agent or (result.agents[0] if len(result.agents) == 1 else None),

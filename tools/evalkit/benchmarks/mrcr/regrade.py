@@ -21,6 +21,7 @@ from typing import Any
 
 from evalkit.benchmarks.mrcr.aggregate import MrcrAggregate, recompute
 from evalkit.benchmarks.mrcr.grading import grade
+from evalkit.benchmarks.mrcr.leaks import leaked_reasoning
 from evalkit.errors import InputError
 from evalkit.runs.rollouts import ScanStats, iter_raw_lines, to_rollout
 
@@ -71,11 +72,6 @@ class ShardResult:
     stats: ScanStats = field(default_factory=ScanStats)
     flags: Counter = field(default_factory=Counter)
     error: tuple[str, int | None] | None = None  # (message, line within the shard)
-
-
-def leaked_reasoning(text: str | None) -> bool:
-    """Reasoning markup in the graded text: the parser did not split it off."""
-    return text is not None and ("</think>" in text or text.lstrip().startswith("<think>"))
 
 
 def grade_shard(
