@@ -222,6 +222,7 @@ def test_mlflow_push_exports_with_the_real_package(copy_logs, release_python, tm
         capture_output=True,
         text=True,
         timeout=600,
+        cwd=tmp_path,  # MLflow puts a sqlite store's artifacts in ./mlruns
     )
     assert pushed.returncode == 0, pushed.stdout[-2000:] + pushed.stderr[-2000:]
     assert "ssh alice@login.example" in (tmp_path / "calls.log").read_text()
@@ -231,6 +232,7 @@ def test_mlflow_push_exports_with_the_real_package(copy_logs, release_python, tm
         capture_output=True,
         text=True,
         timeout=300,
+        cwd=tmp_path,
     )
     assert read.returncode == 0, read.stderr[-2000:]
     runs = json.loads(read.stdout)
