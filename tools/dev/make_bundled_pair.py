@@ -212,7 +212,8 @@ def filled_template(checkpoint: str) -> str:
     assert not re.search(r": \?\?\?$", text, flags=re.M)
     text = text.replace("limit_samples: null", f"limit_samples: {N_PER_STRATUM * len(NEEDLES)}")
     # The task-level override keeps the canary limit off GPQA (198 items in full) and
-    # gives it a token cap: simple-evals' --max_tokens takes an int, not the MRCR null.
+    # writes its token cap: a null is skipped when nemo-evaluator merges onto the framework
+    # defaults, so GPQA runs with simple-evals' 16384 either way; written, it shows.
     # One request at a time: nemo-evaluator rounds its running token averages at every
     # response, so their values depend on arrival order; serial keeps the bytes fixed.
     return text + (
