@@ -47,7 +47,7 @@ from datetime import datetime, timedelta
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from evalkit.mrcr.variants import GYM_PIN, GYM_REPO_URL, VARIANTS
+from evalkit.benchmarks.mrcr.variants import GYM_PIN, GYM_REPO_URL, VARIANTS
 
 _VOCABULARY = (
     "moss river lantern quiet harbor ember willow silver morning thistle orchard "
