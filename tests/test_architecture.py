@@ -25,7 +25,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
     ("__main__",),
 )
-BASE = {"__init__", "errors", "inputs", "boundedyaml", "findings", "checkpoint", "_seqmatch"}
+BASE = {
+    "__init__",
+    "errors",
+    "inputs",
+    "boundedyaml",
+    "findings",
+    "checkpoint",
+    "secrets",
+    "_seqmatch",
+}
 # The two sides never import each other: a run check does not read a config under
 # preflight's rules, and preflight does not read run directories.
 POST_RUN = {"checks", "comparison", "status"}

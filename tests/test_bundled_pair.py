@@ -2,7 +2,8 @@
 
 The pair is what a newcomer compares first, so its verdict is pinned here: both sides
 valid, trust checks passed, MRCR inconclusive overall at 90 items with the loss clearly
-in the 8-needle stratum, GPQA (results.yml only) unpaired and within its margin.
+in the 8-needle stratum, GPQA (results.yml only, a 0-1 score compared in points) unpaired
+and inconclusive: 198 items give an interval of about +-9 points against a 1-point margin.
 """
 
 from __future__ import annotations
@@ -55,7 +56,10 @@ def test_compare_verdict_is_inconclusive_with_the_loss_in_8_needle_items(run_cli
     assert strata["8"]["delta"] < min(strata["2"]["delta"], strata["4"]["delta"]) - 15
 
     gpqa = rows["simple_evals.gpqa_diamond.1"]
-    assert gpqa["paired"] is False and gpqa["verdict"] == "no_regression"
+    assert gpqa["paired"] is False and gpqa["verdict"] == "inconclusive"
+    assert (gpqa["benchmark"], gpqa["scale"], gpqa["margin"]) == ("gpqa", "0-1", 1.0)
+    assert 50 < gpqa["base"] < 100 and 5 < gpqa["ci95"][1] - gpqa["delta"] < 15
+    assert doc["reasons"] == ["inconclusive: gpqa, mrcr"]
 
 
 def test_trust_checks_pass_on_the_pair(run_cli):

@@ -370,6 +370,26 @@ def test_real_shell_syntax_error_stays_an_error_next_to_placeholders(tmp_path):
     assert "unexpected end of file" in finding.message
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "a: " + "[" * 3000 + "]" * 3000 + "\n",  # flow nesting
+        "".join("  " * i + f"k{i}:\n" for i in range(1500)) + "  " * 1500 + "v: 1\n",
+        "ok: 1\n---\n" + "- " * 2000 + "x\n",  # a deep second document
+    ],
+    ids=["flow", "block", "second-document"],
+)
+def test_deeply_nested_yaml_block_is_one_finding_not_a_crash(tmp_path, body):
+    # issue 25: safe_load_all recursed into a RecursionError out of check-skill
+    skill = _write(tmp_path, PDF_FILES) / "pdf-tools"
+    with (skill / "reference.md").open("a") as f:
+        f.write("\n```yaml\n" + body + "```\n")
+    (finding,) = [f for f in check_skill(skill) if f.rule == "SK012"]
+    assert finding.severity == "error" and finding.file == "reference.md"
+    assert "nested deeper than 100 levels" in finding.message
+    assert 3 <= finding.line <= 3 + body.count("\n")
+
+
 def test_disable_comment_turns_a_rule_off_for_the_next_block_only(tmp_path):
     skill = _write(tmp_path, PDF_FILES) / "pdf-tools"
     broken = "```bash\nif true; then echo x\n```\n"

@@ -496,6 +496,17 @@ def test_no_facts_lists_every_required_fact(run_cli):
     ]  # fmt: skip
 
 
+@pytest.mark.parametrize("baseline", [False, True])
+def test_missing_checkpoint_dir_is_said_first_and_alone(run_cli, tmp_path, baseline):
+    # issue 25: no facts and a wrong --checkpoint: the path is the one thing to say
+    gone = tmp_path / "nonexistent"
+    argv = ["--baseline-of", tmp_path / "cand.yaml"] if baseline else ["mrcr-1m"]
+    code, out, err = run_cli("init", *argv, "--checkpoint", gone, "--format", "json")
+    assert code == 2 and out == ""
+    [line] = err.strip().splitlines()
+    assert line.endswith(f"{gone}: checkpoint directory not found")
+
+
 def test_only_the_unanswered_facts_are_listed(run_cli, tmp_path):
     facts = {k: v for k, v in FP8_FACTS.items() if k != "account"}
     code, _, stderr = init(run_cli, tmp_path, "mrcr-128k", facts, FP8_MOE, "x.yaml")

@@ -166,32 +166,40 @@ def handler_log(task: Path, tmp_path: Path, prev_state: str, prev_elapsed: str) 
     return run.stdout
 
 
-# The real handler with a TIMEOUT'd previous job that used up the chain's 120 hours.
+# The real handler both times. A TIMEOUT'd previous job that used up the chain's 120
+# hours: it ends the chain before it writes a start time. A cancelled previous job: it
+# rewrites .job_start_time first, so the task looks freshly started, walltime unspent.
 SPENT = ("TIMEOUT", "120:00:00")
-# A cancelled previous job. Written by hand: the real handler rewrites .job_start_time
-# before it prints this line (see the note in evalkit/status.py), which this test's run
-# does not; the line itself is the handler's.
-CANCELLED_CHAIN_LOG = (
-    "Total accumulated walltime: 00:10:00 (max: 120:00:00)\n"
-    "previous SLURM_JOB_ID 4100000 finished with 'CANCELLED by 1000' state. EXIT!\n"
-)
+CANCELLED = ("CANCELLED by 1000", "00:10:00")
 
 
 @pytest.mark.parametrize(
-    "log, said",
-    [(SPENT, "Maximum total walltime"), (CANCELLED_CHAIN_LOG, "CANCELLED by 1000")],
+    "previous, said",
+    [(SPENT, "Maximum total walltime"), (CANCELLED, "'CANCELLED by 1000' state. EXIT!")],
     ids=["walltime-spent", "cancelled"],
 )
-def test_a_chain_the_follow_up_ended_is_not_awaiting_resume(tmp_path, run_cli, log, said):
+def test_a_chain_the_follow_up_ended_is_not_awaiting_resume(tmp_path, run_cli, previous, said):
     task, _ = running(tmp_path, 12, walltime="00:05:00", started_ago=600.0)
-    if log is SPENT:
-        log = handler_log(task, tmp_path, *SPENT)
-    (task / "logs/slurm-4199999.log").write_text(log)
+    (task / "logs/slurm-4199999.log").write_text(handler_log(task, tmp_path, *previous))
     code, doc = status_json(run_cli, task)
     assert (code, doc["state"], doc["awaiting_resume"]) == (0, "stopped_unfinished", False)
     (stopped,) = doc["warnings"]
     assert said in stopped["message"] and "resume by hand" in stopped["action"]
     assert "max_walltime" in stopped["action"]
+
+
+def test_watch_ends_when_the_handler_ended_the_chain(tmp_path):
+    task, _ = running(tmp_path, 12, walltime="04:00:00", started_ago=60.0)
+    (task / "logs/slurm-4199999.log").write_text(handler_log(task, tmp_path, *CANCELLED))
+    proc = _watch(task)
+    try:
+        last = json.loads(_Lines(proc).rest().strip().splitlines()[-1])["tasks"][0]
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert (last["state"], last["awaiting_resume"]) == ("stopped_unfinished", False)
+    assert "CANCELLED by 1000" in last["warnings"][0]["message"]
 
 
 def test_a_chain_end_from_before_this_job_started_does_not_count(tmp_path, run_cli):
@@ -232,6 +240,21 @@ def test_reasoning_leak_in_the_first_rollouts_says_stop(tmp_path, run_cli):
     assert leak["action"].startswith("stop:") and f"nel kill {inv}" in leak["action"]
     _, out, _ = run_cli("status", task)
     assert "[STOP] prefix-gate" in out and out.rstrip().endswith("status: stop and fix")
+
+
+def test_status_counts_reasoning_leaks_as_validate_does(tmp_path, run_cli):
+    """The prefix-gate rule names the leak count with its threshold; status fills the
+    count from its running tally, validate from its one pass: the same sentence."""
+    options = {**HEALTHY, "leak_fraction": 0.2}
+    full = write_mrcr_run(tmp_path / "done", **options)
+    _, out, _ = run_cli("validate", full, "--format", "json")
+    gate = {c["id"]: c for c in json.loads(out)["checks"]}["prefix-gate"]
+    leak = gate["message"].split("; ", 1)[1]
+    assert "responses carry reasoning markup" in leak
+    task, _ = running(tmp_path / "growing", 40, **options)
+    _, doc = status_json(run_cli, task)
+    (warning,) = [w for w in doc["warnings"] if w["id"] == "prefix-gate"]
+    assert warning["message"].endswith(leak)
 
 
 def test_share_checks_wait_for_twenty_rollouts(tmp_path, run_cli):

@@ -150,6 +150,30 @@ def test_structured_forms():
     assert redact_data({"HF_TOKEN": value, "n": 1}) == {"HF_TOKEN": "<redacted:HF_TOKEN>", "n": 1}
 
 
+def test_preflight_and_redaction_share_one_name_test(tmp_path):
+    # issue 25 item 4: NEL103 and the redaction layer once disagreed on what is secret
+    # (preflight matched TOKEN anywhere, so TOKENIZERS_PARALLELISM: lit:false was an error)
+    import evalkit.render.redact as redact
+    import evalkit.secrets as secrets
+    from evalkit.preflight.runner import Options, check_file
+
+    assert redact.is_secret_name is secrets.is_secret_name
+    cfg = _config(
+        tmp_path,
+        "    TOKENIZERS_PARALLELISM: lit:false\n    MAX_NEW_TOKEN: lit:4096\n"
+        "    API_KEY_NAME: lit:NGC_API_KEY\n    max_tokens: lit:65536\n"
+        f"    NGC_API_KEY: lit:{SECRETS['ngc']}\n    DB_PASSWORD: lit:{SECRETS['plain']}\n",
+    )
+    flagged = {
+        f.path.rsplit(".", 1)[-1]
+        for f in check_file(str(cfg), Options(env={}))
+        if f.rule == "NEL103"
+    }
+    assert flagged == {"NGC_API_KEY", "DB_PASSWORD"}
+    for line in ("TOKENIZERS_PARALLELISM: lit:false", "MAX_NEW_TOKEN: lit:4096"):
+        assert redact.redact_text(line) == line  # the redaction layer agrees
+
+
 def _redact_seconds(size: int) -> float:
     alphabet = string.ascii_letters + string.digits + "+/"
     line = (alphabet * (size // len(alphabet) + 1))[:size] + " HF_TOKEN=x KEY= hf_"

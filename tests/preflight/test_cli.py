@@ -150,6 +150,33 @@ def test_unreadable_input_exits_2(run_cli, tmp_path, content, needle):
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+# A model's config.json (the shape of a Hugging Face Llama config; a guess at its keys,
+# enough for the test) and a YAML file of another kind: no nel section in either.
+HF_CONFIG = b'{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096}\n'
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "hint"),
+    [
+        ("config.json", HF_CONFIG, "pass its directory as --checkpoint DIR"),
+        ("ci.yaml", b"jobs:\n  test:\n    runs-on: ubuntu-latest\n", None),
+        ("empty.yaml", b"{}\n", None),
+    ],
+)
+@pytest.mark.parametrize("extra", [[], ["--fix", "--diff"]])
+def test_not_a_nel_config_is_one_line_exit_2(run_cli, tmp_path, name, content, hint, extra):
+    # issue 25: a model's config.json got 37 NEL010/NEL004 findings, then one NEL012
+    # saying it "resolves into" a nel config; it is bad input, said once
+    cfg = tmp_path / name
+    cfg.write_bytes(content)
+    code, out, err = run_cli("preflight", cfg, *extra)
+    assert code == 2 and out == ""
+    [line] = err.strip().splitlines()
+    assert f"{cfg}: not a nel config: it has none of nel's top-level keys" in line
+    assert (hint in line) if hint else "--checkpoint" not in line
+    assert cfg.read_bytes() == content
+
+
 def test_missing_file_and_no_args(run_cli, tmp_path):
     code, _, err = run_cli("preflight", tmp_path / "nope.yaml")
     assert code == 2 and "no such file" in err

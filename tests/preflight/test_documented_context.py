@@ -132,7 +132,30 @@ def test_cli_context_option(run_cli):
     assert "NEL603" in {f["rule"] for f in json.loads(out)["findings"]}
 
 
-def test_cli_context_needs_a_checkpoint(run_cli):
-    code, out, err = run_cli("preflight", GOLDEN, "--context", CARD_1M)
+def _rules(run_cli, config, *argv):
+    code, out, err = run_cli("preflight", config, *argv, "--format", "json")
+    assert code in (0, 1), err
+    return code, [(f["rule"], f["severity"]) for f in json.loads(out)["findings"]]
+
+
+def test_cli_context_alone_runs_the_context_rules(run_cli):
+    # issue 25: an agent reviewing a config without the checkpoint's files at hand still
+    # gets the variant checked against the model card's figure
+    code, found = _rules(run_cli, GOLDEN, "--context", "131072")
+    assert code == 1 and ("NEL603", "error") in found  # 1M variant, 128k card
+    _, found = _rules(run_cli, V128, "--context", CARD_1M)
+    assert ("NEL603", "warning") in found  # the 1M variant fits the card too
+    _, found = _rules(run_cli, GOLDEN, "--context", CARD_1M)
+    assert [r for r, _ in found if r.startswith("NEL60")] == []
+    # NEL602/NEL604 read config.json: without --checkpoint they do not run
+    _, found = _rules(run_cli, NO_OVERRIDE, "--context", "131072")
+    assert {r for r, _ in found} & {"NEL602", "NEL604"} == set()
+    # and without --context the variant is not checked at all
+    _, found = _rules(run_cli, GOLDEN)
+    assert "NEL603" not in {r for r, _ in found}
+
+
+def test_cli_context_must_be_positive(run_cli):
+    code, out, err = run_cli("preflight", GOLDEN, "--context", "0")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "--context" in err

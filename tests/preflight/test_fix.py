@@ -21,6 +21,7 @@ OPTIONS = Options(env=FIXTURE_ENV)
 
 # Golden fail fixtures (tests/preflight/fixtures/<CODE>/fail) a fixer must repair ...
 FIXABLE = {
+    "NEL001": ["brace_in_block_comment", "bash_default_syntax"],
     "NEL005": ["execution_env_vars"],
     "NEL101": ["bare_name", "task_env"],
     "NEL102": ["top_level_runtime"],
@@ -28,11 +29,13 @@ FIXABLE = {
     "NEL301": ["gpu_util_unused"],
     "NEL306": ["hash_in_folded_command"],
     "NEL313": ["nano_v3_reasoning_parser"],
+    "NEL404": ["max_new_tokens", "max_output_tokens"],
     "NEL406": ["short_sha"],
     "NEL501": ["mrcr_max_new_tokens_tag", "stale_temperature"],
 }
 # ... and those it must leave alone, with why.
 REFUSED = {
+    ("NEL001", "missing_node"): "a lower-case key reference: which key was meant is unsure",
     ("NEL005", "cluster_block"): "where sbatch_comment belongs depends on intent",
     ("NEL009", "ambiguous_gpqa"): "nothing in the file says which harness",
     ("NEL009", "unknown_task"): "no candidate to choose",
@@ -182,6 +185,73 @@ def test_nel301_literal_block_with_continuations():
     outcome = fix(text)
     assert [f.rule for f in outcome.fixed] == ["NEL301"]
     assert "    --gpu-memory-utilization ${deployment.gpu_memory_utilization} \\" in outcome.text
+
+
+def test_nel303_adds_the_switches_and_leaves_the_memory_fraction():
+    outcome = fix(fixture("NEL303", "bare_envelope").read_text())
+    assert [f.rule for f in outcome.fixed] == ["NEL303"] * 3
+    lines = outcome.text.split("\n")
+    for flag in ("--enable-chunked-prefill", "--enable-prefix-caching",
+                 "--max-num-batched-tokens 131072"):  # fmt: skip
+        assert lines.count(f"    {flag}") == 1
+    (left,) = [f for f in outcome.remaining if f.rule == "NEL303"]
+    assert "0.85" in left.message  # the fraction the GPUs can hold is the user's call
+
+
+def test_nel303_keeps_a_switch_turned_off_on_purpose():
+    text = fixture("NEL303", "bare_envelope").read_text()
+    text = text.replace(
+        "    --max-num-seqs 32\n", "    --max-num-seqs 32\n    --no-enable-prefix-caching\n"
+    )
+    outcome = fix(text)
+    assert "    --enable-prefix-caching" not in outcome.text.split("\n")
+    assert any("prefix-caching" in f.message for f in outcome.remaining if f.rule == "NEL303")
+
+
+def test_nel404_adds_a_missing_output_cap_override():
+    text = fixture("NEL404", "max_output_tokens").read_text()
+    old = "                  ++responses_create_params.max_output_tokens=32768\n"
+    assert old in text
+    outcome = fix(text.replace(old, ""))
+    assert [f.rule for f in outcome.fixed] == ["NEL404"]
+    block = outcome.text.split("common_params:")[0].split("collect_rollout_params: >-\n")[1]
+    assert block.rstrip(" ").endswith("  ++responses_create_params.max_output_tokens=null\n")
+
+
+def _with_pre_cmd(value: str) -> str:
+    return _generic(
+        {"  nemo_evaluator_config:\n": f"  pre_cmd: {value}\n  nemo_evaluator_config:\n"}
+    )
+
+
+@pytest.mark.parametrize(
+    "written,why",
+    [
+        ('"echo ${HOME}"', "double-quoted YAML: \\$ is not an escape there"),
+        ("echo $${HOME}", "$${X}: another escape attempt, meaning unsure"),
+        ("echo ${home_dir}", "lower case: a missing config key, not a shell variable"),
+    ],
+)
+def test_nel001_refuses_what_is_not_a_plain_shell_variable(written, why):
+    text = _with_pre_cmd(written)
+    outcome = fix(text)
+    assert "NEL001" not in {f.rule for f in outcome.fixed}, why
+    assert errors(outcome.remaining, "NEL001")
+
+
+def test_nel001_escape_resolves_to_the_text_written_with_real_omegaconf():
+    from omegaconf import OmegaConf
+
+    text = fixture("NEL001", "bash_default_syntax").read_text()
+    line = "    export CACHE=${CACHE_DIR:-cache}\n"
+    text = text.replace(line, line + "    cd ${HOME} && ls ${HOME}/x\n")
+    outcome = fix(text)
+    assert [f.rule for f in outcome.fixed] == ["NEL001", "NEL001"]
+    assert not errors(outcome.remaining, "NEL001")
+    import yaml
+
+    pre_cmd = OmegaConf.create(yaml.safe_load(outcome.text)).evaluation.pre_cmd  # resolved
+    assert pre_cmd == "export CACHE=${CACHE_DIR:-cache}\ncd ${HOME} && ls ${HOME}/x\n"
 
 
 def test_suppressed_finding_is_not_fixed():

@@ -10,6 +10,7 @@ are all fixable is accepted after the fix. The counts are printed for the README
 
 from __future__ import annotations
 
+import base64
 import re
 from pathlib import Path
 
@@ -41,9 +42,37 @@ def _exec_env(text):  # the pre-0.2.6 per-group env block under execution
     return re.sub(r"(?m)^execution:\n", "execution:\n" + block, text, count=1)
 
 
+def _capped(text):  # MRCR answers capped at both places NEL404 reads
+    if "max_new_tokens: null" not in text or "max_output_tokens=null" not in text:
+        return text
+    text = text.replace("max_new_tokens: null", "max_new_tokens: 32768", 1)
+    return text.replace("max_output_tokens=null", "max_output_tokens=32768", 1)
+
+
+def _envelope(text):  # the 1M envelope's switches dropped from the serve call
+    for flag in ("--enable-prefix-caching", "--enable-chunked-prefill", "--max-num-batched-tokens"):
+        text = re.sub(rf"(?m)^ +{flag}( [0-9]+)?\n", "", text, count=1)
+    return text
+
+
+def _shell_brace(text):  # a shell variable in braces in a literal-block command
+    return re.sub(
+        r"(?m)^( +)command: \|\n( +)", r"\g<0># caches live under ${HOME}/.cache\n\2", text, count=1
+    )
+
+
 # The shell a user launches from sets the variables the corpus_fix files name.
 ENV = {**FIXTURE_ENV, "GATED_HF_TOKEN": "hf_gated_dry_run_value"}
-PLANTS = {"walltime": _walltime, "host_prefix": _host_prefix, "execution_env_vars": _exec_env}
+PLANTS = {
+    "walltime": _walltime,
+    "host_prefix": _host_prefix,
+    "execution_env_vars": _exec_env,
+    "capped": _capped,
+    "envelope": _envelope,
+    "shell_brace": _shell_brace,
+}
+# The config with planted mistakes the skill's review scenario hands an agent.
+PLANTED = REPO / "tests/evals/files/configs/mrcr_planted_mistakes.yaml"
 
 
 def _cases(tmp: Path) -> list[tuple[str, Path]]:
@@ -56,6 +85,7 @@ def _cases(tmp: Path) -> list[tuple[str, Path]]:
                 path = tmp / f"{base.stem}__{name}.yaml"
                 path.write_text(planted, encoding="utf-8")
                 cases.append((path.stem, path))
+    cases.append(("planted_mistakes", PLANTED))
     for path in sorted((HERE / "corpus_fix").glob("*.yaml")):
         cases.append((f"corpus_fix/{path.stem}", path))
     return cases
@@ -92,3 +122,33 @@ def test_fix_turns_refused_configs_into_accepted(tmp_path):
     assert not broken, broken
     assert not unrepaired, unrepaired
     assert refused >= len(names) // 2 and repaired == refused
+
+
+def _embedded_files(script: str) -> dict[str, str]:
+    """The files the rendered script writes with `echo "<base64>" | base64 -d > NAME`."""
+    found = re.findall(r'echo "([A-Za-z0-9+/=]*)" \| base64 -d > (\S+)', script)
+    return {name: base64.b64decode(blob).decode("utf-8") for blob, name in found}
+
+
+@pytest.mark.parametrize(
+    "name,file,expected",
+    [
+        ("brace_in_block_comment", "config_ef.yaml", "# cache dir is ${HOME}/.cache"),
+        ("bash_default_syntax", "pre_cmd.sh", "export CACHE=${CACHE_DIR:-cache}"),
+    ],
+)
+def test_escaped_shell_variable_reaches_the_script_as_written(tmp_path, name, file, expected):
+    from helpers.nel import dry_run
+
+    source = HERE / "fixtures" / "NEL001" / "fail" / f"{name}.yaml"
+    outcome = fix_text(source.read_text(encoding="utf-8"), str(source), Options(env=ENV))
+    assert [f.rule for f in outcome.fixed] == ["NEL001"]
+    fixed = tmp_path / source.name
+    fixed.write_text(outcome.text, encoding="utf-8")
+    result = dry_run(fixed, env=ENV)
+    assert result.returncode == 0, result.error
+    files = [_embedded_files(script) for script in result.scripts]
+    assert any(expected in f.get(file, "") for f in files)
+    # what runs carries no backslash (launcher_unresolved_config.yaml keeps the file as written)
+    ran = [f.get(n, "") for f in files for n in ("config_ef.yaml", "pre_cmd.sh")]
+    assert ran and all("\\${" not in text for text in ran)

@@ -62,3 +62,24 @@ def test_any_alias_bomb_is_bounded(levels, width):
     if width**levels <= 200_000:
         return  # small enough to be a (silly) legitimate file
     assert "alias bomb" in assert_refused_fast(alias_bomb(levels, width))
+
+
+def _scan_cpu_seconds(size: int) -> float:
+    """CPU time to scan launcher output of one `size`-character line, each way it is read."""
+    from evalkit.preflight import launcher
+
+    words = "ValueError" * (size // 10)  # a run of word characters naming an error
+    start = time.thread_time()
+    launcher.last_error_line(words)
+    launcher.rendered_scripts("=========== Task 0 " + "=" * 21 + "\n=========== " + words)
+    launcher.first_error((": line 1" * (size // 8)) + "\n", "/tmp/check.sh")
+    launcher.heredoc_closers("<<'" + words)
+    return time.thread_time() - start
+
+
+def test_launcher_output_scans_are_linear():
+    # issue 25: the `SomeError:` pattern backtracked quadratically (100 kB of word
+    # characters took 30 s); every scan of the launcher's output is linear now.
+    small, big = _scan_cpu_seconds(1_000_000), _scan_cpu_seconds(10_000_000)
+    assert big < 40 * max(small, 0.01)  # ten times the input, about ten times the time
+    assert big < 60

@@ -31,6 +31,7 @@ class RolloutFacts:
     pass_at_1: float | None = None  # the recomputed aggregate (finished runs)
     strata: dict[str, float] = field(default_factory=dict)
     agent: str | None = None
+    reasoning_leaks: int | None = None  # records whose answer carries <think> markup
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class Evidence:
     gym_pin_source: str = ""
     gym_version: str | None = None
     banner_pending: bool = False  # status: the last client line is the commit banner
-    quiet: bool = False  # status: nothing written lately, or the walltime is over
+    quiet: bool = False  # status: nothing written lately, walltime over, or chain ended
 
     @property
     def logs(self) -> list[LogScan]:

@@ -154,6 +154,7 @@ def gather(task: Any, expected_override: int | None = None) -> Evidence:
             pass_at_1=agg.pass_at_1 if agg.rollouts else None,
             strata=dict(agg.strata),
             agent=agent,
+            reasoning_leaks=agg.reasoning_leaks,
         )
     present = task.results_path.is_file()
     pin, pin_source = gym_pin_of(settings)

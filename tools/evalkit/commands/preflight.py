@@ -14,7 +14,8 @@ same -o overrides you launch with. Rule reference: references/rules.md.
 
 --template reports `???` blanks as info (for shipped templates). --checkpoint adds the
 checks that need the model's config.json / hf_quant_config.json; --context N gives the
-context the model card documents (else config.json's max_position_embeddings is used).
+context the model card documents (else config.json's max_position_embeddings is used),
+and alone (no checkpoint files at hand) runs the checks that need only the context.
 --pair compares a baseline and a candidate config. --with-launcher also runs the real
 `nel run --dry-run` and checks the scripts it renders.
 
@@ -33,6 +34,7 @@ EXAMPLES = """\
   evalkit preflight recipes/examples/gym/example_mrcr.yaml --template
   evalkit preflight mrcr.yaml -o execution.account=my-team --checkpoint /models/nvfp4
   evalkit preflight mrcr.yaml --checkpoint /models/nano-nvfp4 --context 1048576
+  evalkit preflight mrcr.yaml --context 131072
   evalkit preflight --pair mrcr_bf16.yaml mrcr_nvfp4.yaml
   evalkit preflight mrcr.yaml --with-launcher --nel scripts/nel-gym.sh
   evalkit preflight mrcr.yaml --format sarif > preflight.sarif
@@ -66,8 +68,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--context",
         type=int,
         metavar="N",
-        help="with --checkpoint: the context length (tokens) the model card documents; "
-        "default: config.json max_position_embeddings",
+        help="the context length (tokens) the model card documents; default: config.json "
+        "max_position_embeddings with --checkpoint. Alone, runs the rules that need only the "
+        "context (NEL603)",
     )
     parser.add_argument(
         "--pair",
@@ -163,8 +166,8 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         raise UsageError(f"no rule matches {', '.join(unknown)} (see references/rules.md)")
 
-    if args.context is not None and (not args.checkpoint or args.context <= 0):
-        raise UsageError("--context N needs --checkpoint DIR and a positive N")
+    if args.context is not None and args.context <= 0:
+        raise UsageError("--context N needs a positive N (tokens)")
     checkpoint = None
     if args.checkpoint:
         from evalkit.checkpoint import load_checkpoint
@@ -176,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
         overrides=args.overrides,
         template=args.template,
         checkpoint=checkpoint,
+        context=args.context,
         env=launch_environment(env_file=args.env_file),
     )
 

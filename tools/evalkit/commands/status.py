@@ -13,7 +13,8 @@ as nemo_gym.0, or its artifacts/ directory, on the shared file system or synced 
 and show per task:
 
   state     starting (no rollouts yet), running, finished, failed, or stopped_unfinished
-            (walltime over or nothing written for --stale-after seconds; resume it)
+            (walltime over, nothing written for --stale-after seconds, or run.sub's
+            auto-resume handler ended the job chain, its line quoted; resume it)
   progress  rollouts done of expected (the expectation validate uses, a canary's
             ++limit included), the recent rate and the ETA
   walltime  time left from run.sub's #SBATCH --time and the job's start

@@ -102,7 +102,8 @@ def compare_gym(
     elif base.agent and cand.agent and base.agent != cand.agent:
         reasons.append(f"{label} differs: base {base.agent}, candidate {cand.agent}")
     elif base.agent is None or cand.agent is None:
-        notes.append("variant (agent name) not readable on one side; not checked")
+        where = trust.missing_where(base.agent, cand.agent)
+        notes.append(f"variant (agent name) not readable {where}; not checked")
     checks = trust_checks(base, cand)
     reasons += trust.failures(checks)
     notes += [c.message for c in checks if c.status == trust.NOTE]

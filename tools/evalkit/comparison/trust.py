@@ -21,6 +21,13 @@ REUSE_MAX_SHARE = 0.02
 REUSE_MIN_COUNT = 3
 
 
+def missing_where(base: object, cand: object) -> str:
+    """Which side lacks a value, in words: "on either side", "on the baseline", ..."""
+    if base is None and cand is None:
+        return "on either side"
+    return "on the baseline" if base is None else "on the candidate"
+
+
 @dataclass(frozen=True)
 class TrustCheck:
     id: str
@@ -126,7 +133,8 @@ def check_provenance(base: Mapping[str, Any], cand: Mapping[str, Any]) -> list[T
                 )
             )
         elif b is None or c is None:
-            checks.append(TrustCheck(cid, NOTE, f"{label} not recorded on one side; not checked"))
+            where = missing_where(b, c)
+            checks.append(TrustCheck(cid, NOTE, f"{label} not recorded {where}; not checked"))
         else:
             checks.append(TrustCheck(cid, PASS, f"{label}s differ"))
     b, c = base.get("gym_version"), cand.get("gym_version")
@@ -167,7 +175,8 @@ def check_sampling(
                 TrustCheck(
                     f"sampling-{key}",
                     NOTE,
-                    f"{key} not readable from the rollouts or the config on one side; not checked",
+                    f"{key} not readable from the rollouts or the config "
+                    f"{missing_where(b, c)}; not checked",
                 )
             )
         else:

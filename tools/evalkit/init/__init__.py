@@ -37,6 +37,7 @@ def build(task_name: str, given: dict, checkpoint_dir: str | None) -> Result:
     task = tasks.get(task_name)
     if task is None:
         raise UsageError(f"unknown task {task_name!r}; `evalkit init --list` names them")
+    require_checkpoint_dir(checkpoint_dir)
     result = Result(task=task.name, kind=task.kind)
     result.missing = facts.missing(task.kind, given, render.judged(task, root))
     if checkpoint_dir is None:
@@ -65,6 +66,17 @@ def build(task_name: str, given: dict, checkpoint_dir: str | None) -> Result:
         result.warnings += [prefix + w for w in rendered.warnings]
         result.problems += [prefix + p for p in rendered.problems]
     return result
+
+
+def require_checkpoint_dir(checkpoint_dir: str | None) -> None:
+    """A --checkpoint that is not a directory is said first and alone (exit 2): no list
+    of missing facts would help before the path is right."""
+    from pathlib import Path
+
+    from evalkit.errors import InputError
+
+    if checkpoint_dir is not None and not Path(checkpoint_dir).is_dir():
+        raise InputError("checkpoint directory not found", checkpoint_dir)
 
 
 CHECKPOINT_FACT = Fact(

@@ -13,7 +13,7 @@ from evalkit.checkpoint import load_checkpoint
 from evalkit.config.command import ServeFlags
 from evalkit.config.textedit import Doc
 from evalkit.errors import InputError
-from evalkit.init import CHECKPOINT_FACT, Result
+from evalkit.init import CHECKPOINT_FACT, Result, require_checkpoint_dir
 from evalkit.init.catalog import Output
 from evalkit.init.derive import derive
 from evalkit.init.facts import FACTS
@@ -55,6 +55,7 @@ def build_baseline(candidate: str, given: dict, checkpoint_dir: str | None) -> R
 
     from evalkit.inputs import read_text
 
+    require_checkpoint_dir(checkpoint_dir)
     result = Result(task=f"baseline-of {candidate}")
     result.missing = [FACTS[n] for n in NEEDED if n not in given]
     if checkpoint_dir is None:

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from evalkit.checkpoint import ContextSource, context_source
 from evalkit.config.interpolation import InterpolationIssue, find_issues, walk_strings
 from evalkit.config.model import NelConfig
 from evalkit.config.schema import SchemaIssue, validate
-
-SECRET_NAME = re.compile(r"(^HF_TOKEN$|_API_KEY$|TOKEN|SECRET|PASSWORD)", re.I)
-
-
-def is_secret_name(name: str) -> bool:
-    return bool(SECRET_NAME.search(name))
 
 
 @dataclass
@@ -25,6 +19,7 @@ class Context:
     template: bool = False
     env: Mapping[str, str] = field(default_factory=dict)
     checkpoint: Any = None  # evalkit.checkpoint.Checkpoint
+    documented_context: int | None = None  # --context N, also without --checkpoint
     base: NelConfig | None = None  # --pair baseline (cfg is the candidate)
     launcher: Any = None  # evalkit.preflight.launcher.LauncherResult
 
@@ -46,6 +41,16 @@ class Context:
         for path, value in walk_strings(self.cfg.data):
             if self.cfg.written(path) or path in self.cfg.overridden:
                 yield path, value
+
+    @property
+    def model_context(self) -> ContextSource | None:
+        """The model's context: the checkpoint's (with --context if given), else --context
+        alone, else None."""
+        if self.checkpoint is not None:
+            return self.checkpoint.context
+        if self.documented_context is not None:
+            return context_source(None, self.documented_context)
+        return None
 
     @property
     def deploys(self) -> bool:

@@ -15,6 +15,7 @@ from evalkit.preflight.registry import all_rules
 SCOPE_NOTE = {
     "config": "",
     "checkpoint": " Runs with `--checkpoint DIR`.",
+    "context": " Runs with `--checkpoint DIR` or `--context N`.",
     "pair": " Runs with `--pair BASE CAND`.",
     "launcher": " Runs with `--with-launcher`.",
     "other-schema": " Runs instead of every other rule on a file of another schema.",

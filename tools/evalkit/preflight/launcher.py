@@ -60,7 +60,20 @@ def find_nel(explicit: str | None) -> list[str]:
     return [nel]
 
 
-EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit)\w*: \S")
+# `SomeError: message`: a dotted name whose last part names an error, then `: `. One run
+# over the name (anchored, one start), then a substring test for the word; the old single
+# pattern backtracked quadratically on a long run of word characters (100 kB took 30 s).
+EXCEPTION_NAME = re.compile(r"[A-Za-z_][\w.]*(?=: \S)")
+ERROR_WORDS = ("Error", "Exception", "Exit")
+
+
+def is_exception_line(line: str) -> bool:
+    m = EXCEPTION_NAME.match(line)
+    if m is None:
+        return False
+    # the word lies after the first character, in the last dotted part
+    tail = m.group(0)[1:].rsplit(".", 1)[-1]
+    return any(word in tail for word in ERROR_WORDS)
 
 
 def last_error_line(text: str) -> str:
@@ -68,7 +81,7 @@ def last_error_line(text: str) -> str:
     line that is not traceback scaffolding."""
     lines = ANSI.sub("", text).splitlines()
     for raw in reversed(lines):
-        if EXCEPTION_LINE.match(raw):
+        if is_exception_line(raw):
             return raw.strip()[:300]
     for raw in reversed(lines):
         line = raw.rstrip()
@@ -88,7 +101,10 @@ def last_error_line(text: str) -> str:
 #   local:  "=========== Task script | <task>/run.sh =====================" (or
 #           "=========== Main script | run_all.sequential.sh ====...") and
 #           "=========== Secrets (redacted) | <task>/.secrets.env ====..."
-HEADER = re.compile(r"^(?:={11} (?P<eq>.+?) ={21}|-{11} (?P<dash>Secrets \(redacted\) .+?) -{11})$")
+# Fixed-length ends compared as strings, not a lazy `.+?` pattern.
+EQ_OPEN, EQ_CLOSE = "=" * 11 + " ", " " + "=" * 21
+DASH_OPEN, DASH_CLOSE = "-" * 11 + " ", " " + "-" * 11
+SECRETS_HEADER = "Secrets (redacted) "
 FOOTER = re.compile(r"^(?:To submit jobs, run the executor|To execute, run without --dry-run)")
 # A here-document opener: `<<WORD`, `<<-WORD`, `<< 'WORD'`, `<<"WORD"` (not `<<<`).
 HEREDOC = re.compile(r"(?<!<)<<(?P<dash>-?)[ \t]*(?P<q>['\"]?)(?P<word>[A-Za-z_][\w.-]*)(?P=q)")
@@ -98,6 +114,17 @@ HEREDOC = re.compile(r"(?<!<)<<(?P<dash>-?)[ \t]*(?P<q>['\"]?)(?P<word>[A-Za-z_]
 class RenderedScript:
     name: str  # as the launcher labels it, e.g. "Task 0 run.sub" or "mrcr-0/run.sh"
     text: str
+
+
+def header_text(line: str) -> str | None:
+    """The text of a launcher header line (`Task 0`, `Task script | x/run.sh`), else None."""
+    if len(line) > len(EQ_OPEN) + len(EQ_CLOSE) and line.startswith(EQ_OPEN):
+        return line[len(EQ_OPEN) : -len(EQ_CLOSE)] if line.endswith(EQ_CLOSE) else None
+    if line.startswith(DASH_OPEN) and line.endswith(DASH_CLOSE):
+        text = line[len(DASH_OPEN) : -len(DASH_CLOSE)]
+        if text.startswith(SECRETS_HEADER) and len(text) > len(SECRETS_HEADER):
+            return text
+    return None
 
 
 def script_name(header: str) -> str | None:
@@ -146,11 +173,11 @@ def rendered_scripts(stdout: str) -> list[RenderedScript]:
                 pending.pop(0)
             body.append(line)
             continue
-        header = HEADER.match(line)
-        if header or FOOTER.match(line):
+        header = header_text(line)
+        if header is not None or FOOTER.match(line):
             close()
             current, body = None, []
-            name = script_name(header.group("eq") or header.group("dash")) if header else None
+            name = script_name(header) if header is not None else None
             if name is not None:
                 current = RenderedScript(name, "")
             continue
@@ -183,15 +210,17 @@ class SyntaxFailure:
     source: str  # the offending line as rendered ("" when bash names no line)
 
 
-BASH_ERROR = re.compile(r"^(?P<file>.*?): line (?P<line>\d+): (?P<msg>.*)$")
+# After the `PATH: line ` prefix (compared as a string): `N: message`.
+BASH_ERROR = re.compile(r"(?P<line>\d+): (?P<msg>.*)")
 
 
 def first_error(stderr: str, path: str) -> tuple[int | None, str]:
     """bash -n's first real error (warnings such as an open here-document are skipped)."""
     found = []
+    prefix = f"{path}: line "
     for raw in stderr.splitlines():
-        m = BASH_ERROR.match(raw)
-        if m and m.group("file") == path:
+        m = BASH_ERROR.fullmatch(raw, len(prefix)) if raw.startswith(prefix) else None
+        if m:
             found.append((int(m.group("line")), m.group("msg")))
     for number, msg in found:
         if not msg.startswith(("warning:", "`")):

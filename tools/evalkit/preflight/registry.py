@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 # Which input a rule needs; the runner calls it only when that input is present.
-SCOPES = ("config", "checkpoint", "pair", "launcher", "other-schema")
+# "context": runs with --checkpoint or with --context alone (the model card's figure).
+SCOPES = ("config", "checkpoint", "context", "pair", "launcher", "other-schema")
 
 
 @dataclass(frozen=True)

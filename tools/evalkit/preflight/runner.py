@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 from evalkit.config import NelConfig, build_config, format_path, load_document
 from evalkit.config.interpolation import launch_environment
+from evalkit.config.yamldoc import YamlDoc
 from evalkit.findings import Finding
 from evalkit.preflight.context import Context
 from evalkit.preflight.registry import Hit, Rule, all_rules
-from evalkit.preflight.schema_kind import is_nel_next, wrapper_reason
+from evalkit.preflight.schema_kind import is_nel_next, not_nel_reason, wrapper_reason
 
 
 @dataclass
@@ -18,6 +19,7 @@ class Options:
     overrides: Sequence[str] = ()
     template: bool = False
     checkpoint: object = None  # a loaded evalkit.checkpoint.Checkpoint
+    context: int | None = None  # --context N (the model card's context), with or without it
     env: Mapping[str, str] | None = None
 
 
@@ -29,8 +31,20 @@ def directives_for(path: str):
     return parse_directives(read_text(path))
 
 
+def require_nel(doc: YamlDoc) -> None:
+    """A file that is no nel config at all is bad input (exit 2, one line), as a YAML list
+    or scalar at the top is: every rule would only restate that its sections are missing."""
+    reason = not_nel_reason(doc.data)
+    if reason:
+        from evalkit.errors import InputError
+
+        raise InputError(reason, doc.path)
+
+
 def load(path: str, options: Options) -> NelConfig:
-    return build_config(load_document(path), options.overrides)
+    doc = load_document(path)
+    require_nel(doc)
+    return build_config(doc, options.overrides)
 
 
 def to_finding(rule: Rule, hit: Hit, cfg: NelConfig) -> Finding:
@@ -63,6 +77,16 @@ def run_rules(ctx: Context, scopes: Iterable[str]) -> list[Finding]:
     return findings
 
 
+def scopes_for(options: Options) -> list[str]:
+    """The rule scopes this invocation's inputs allow."""
+    scopes = ["config"]
+    if options.checkpoint is not None:
+        scopes.append("checkpoint")
+    if options.checkpoint is not None or options.context is not None:
+        scopes.append("context")
+    return scopes
+
+
 def check_file(path: str, options: Options) -> list[Finding]:
     cfg = load(path, options)
     ctx = Context(
@@ -70,12 +94,12 @@ def check_file(path: str, options: Options) -> list[Finding]:
         template=options.template,
         env=options.env if options.env is not None else launch_environment(),
         checkpoint=options.checkpoint,
+        documented_context=options.context,
     )
     # another tool's file: the 0.2.6 rules would only list schema differences
     if is_nel_next(cfg.doc.data) or wrapper_reason(cfg.doc.data):
         return run_rules(ctx, ["other-schema"])
-    scopes = ["config"] + (["checkpoint"] if options.checkpoint is not None else [])
-    return run_rules(ctx, scopes)
+    return run_rules(ctx, scopes_for(options))
 
 
 def check_pair(base_path: str, cand_path: str, options: Options) -> list[Finding]:

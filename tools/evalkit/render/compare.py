@@ -47,6 +47,34 @@ def provenance_lines(provenance: dict[str, Any], indent: str = "  ") -> list[str
     return [indent + line for line in table(["", "base", "cand"], rows).rstrip().splitlines()]
 
 
+def own_reasons(row: dict[str, Any]) -> list[str]:
+    """The row's reasons less those a failing trust check already states (the trust list
+    prints them with their check id): each reason once."""
+    stated = {c["message"] for c in row.get("trust") or [] if c.get("status") == "fail"}
+    return [r for r in row.get("reasons", []) if r not in stated]
+
+
+def strata_lines(strata: dict[str, Any], indent: str = "  ") -> list[str]:
+    """A suite row's MRCR needle strata (points 0-100), under its row."""
+    from evalkit.render.report import table
+
+    if not strata:
+        return []
+    rows = [
+        [
+            f"{h} needles",
+            str(s.get("n")),
+            _num(s.get("base")),
+            _num(s.get("cand")),
+            _num(s.get("delta"), sign=True),
+            _interval(s.get("ci95") or [None, None]),
+        ]
+        for h, s in strata.items()
+    ]
+    body = table(["stratum", "n", "base", "cand", "delta", "95% CI"], rows).rstrip()
+    return [f"{indent}needle strata (points 0-100):"] + [indent + x for x in body.splitlines()]
+
+
 def render_suite_text(doc: dict[str, Any]) -> str:
     from evalkit.render.report import table
 
@@ -77,8 +105,9 @@ def render_suite_text(doc: dict[str, Any]) -> str:
         validation = row.get("validation")
         if validation:
             out.append(f"  validate: base {validation['base']}, cand {validation['cand']}")
-        for reason in row.get("reasons", []):
+        for reason in own_reasons(row):
             out.append(f"  - {reason}")
+        out += strata_lines(row.get("strata") or {})
         ref = row.get("reference")
         if ref:
             where = "n/a" if ref["distance"] is None else f"{ref['distance']:+.2f}"
@@ -199,7 +228,7 @@ def render_text(doc: dict[str, Any]) -> str:
         out += provenance_lines(doc["provenance"])
     out.append("")
     out.append(f"verdict: {doc['verdict']}  (margin {doc['margin']:g} points)")
-    for reason in doc["reasons"]:
+    for reason in own_reasons(doc):
         out.append(f"  - {reason}")
     for note in doc.get("notes", []):
         out.append(f"  note: {note}")

@@ -1,6 +1,6 @@
 """Secrets never leave evalkit: every output line and file passes through `redact_text`.
 
-Two things are redacted, and both lists live only here:
+Two things are redacted (which names are secret: evalkit.secrets, shared with preflight):
 - the value of a secret-named variable (`NAME=value`, `NAME: value`, `"NAME": "value"`,
   `export NAME=value`, `-o +deployment.env_vars.NAME=value`, `--api-key value`);
 - a string shaped like a credential (`SHAPES`), wherever it stands.
@@ -14,38 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# A name is secret when one of its words (split at `_`, `-`, `.`, case-insensitive) is in
-# SECRET_WORDS. The launcher 0.2.6 reads API keys from variables it is told the name of
-# (`target.api_endpoint.api_key_name`; HF_TOKEN, NGC_API_KEY, INFERENCE_API_KEY,
-# TAVILY_API_KEY, WANDB_API_KEY in its examples and exporters): all end in KEY or TOKEN.
-SECRET_WORDS = frozenset(
-    {
-        "TOKEN",
-        "KEY",
-        "APIKEY",
-        "SECRET",
-        "SECRETS",
-        "PASSWORD",
-        "PASSWD",
-        "PASSPHRASE",
-        "CREDENTIAL",
-        "CREDENTIALS",
-        "AUTHORIZATION",
-        "COOKIE",
-    }
-)
-# ...unless the last word says the value is about the secret, not the secret itself
-# (`api_key_name: HF_TOKEN` names a variable; `token_file` is a path).
-NOT_SECRET_TAILS = frozenset(
-    {"NAME", "NAMES", "FILE", "PATH", "DIR", "ENV", "VAR", "VARS", "ID", "TYPE", "URL"}
-)
-# Values that are safe to show under a secret name: references and placeholders.
-HARMLESS = frozenset(
-    {"", "dummy", "none", "null", "empty", "placeholder", "???", "-", "n/a", "true", "false"}
-)
-_REFERENCE = re.compile(
-    r"(?:host:|runtime:|\$|<redacted)|[A-Z][A-Z0-9_]{0,63}$|[-+]?[0-9][0-9_.eE+-]*$"
-)
+# The name test and the harmless-value test are shared with preflight (NEL101, NEL103).
+from evalkit.secrets import is_harmless_value as _harmless
+from evalkit.secrets import is_secret_name
 
 # Credential shapes: (label, literal it starts with, pattern, where the format is defined).
 # Each pattern begins with its literal (a fast search) and checks the boundary behind it.
@@ -106,7 +77,6 @@ SHAPES: tuple[tuple[str, str, str, str], ...] = (
 )
 _SHAPES = tuple((label, literal, re.compile(p)) for label, literal, p, _ in SHAPES)
 
-_WORD_SPLIT = re.compile(r"[_.\-]+")
 _KEYWORDS = (
     "TOKEN",
     "KEY",
@@ -128,24 +98,6 @@ _FLAG = re.compile(
     r"(?<![\w.+-])(?P<name>--?[\w-]{1,160}+)(?P<sep>[ \t]{1,8})"
     r"(?P<bare>[^\s\"'\\<>&-][^\s\"'\\<>&]*+)"
 )
-
-
-def is_secret_name(name: str) -> bool:
-    """True for a variable whose value is a credential (HF_TOKEN, NGC_API_KEY, ...)."""
-    last = str(name).rsplit(".", 1)[-1].lstrip("+-")
-    words = [w for w in _WORD_SPLIT.split(last.upper()) if w]
-    if not words or words[-1] in NOT_SECRET_TAILS:
-        return False
-    if words in (["KEY"], ["KEYS"]):  # a field naming a metric or a map key, not a credential
-        return False
-    return any(w in SECRET_WORDS for w in words)
-
-
-def _harmless(value: str) -> bool:
-    text = value.strip().rstrip(",;)]}")  # a bare value ends where its JSON or YAML line does
-    if text.startswith("lit:"):
-        text = text[4:].strip()
-    return text.lower() in HARMLESS or bool(_REFERENCE.match(text))
 
 
 def placeholder(label: str) -> str:

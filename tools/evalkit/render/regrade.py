@@ -27,6 +27,9 @@ def report_text(doc: dict, code: int) -> str:
         lines.append(f"  {needles} needles  {bar(fraction, 30)}  {format_number(value)}")
     flags = ", ".join(f"{k} {v}" for k, v in doc["flags"].items())
     lines.append(f"flags: {flags}")
+    leak = doc.get("reasoning_leak") or {}
+    if leak.get("level") in ("note", "problem"):
+        lines.append(f"  reasoning_leak, {leak['level']}: {leak['message']}")
     for ex in doc["mismatch_examples"]:
         # Name the field that differs: a reward can agree while prefix_matched does not.
         differs = []

@@ -9,6 +9,7 @@ from pathlib import PurePosixPath
 
 import yaml
 
+from evalkit.boundedyaml import MAX_YAML_DEPTH
 from evalkit.findings import Finding
 from evalkit.skillcheck.model import MarkdownDoc, SkillTree
 from evalkit.skillcheck.paths import code_paths, link_path
@@ -103,13 +104,33 @@ def last_offset(text: str, offset: int) -> int:
     return max(0, min(offset, len(text.splitlines()) - 1))
 
 
+def _too_deep(text: str) -> tuple[str, int] | None:
+    """Nesting past evalkit's YAML bound, measured on the event stream (the parser keeps
+    its own stack; the loader recurses and would raise RecursionError)."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                problem = f"nested deeper than {MAX_YAML_DEPTH} levels (evalkit reads no deeper)"
+                return problem, last_offset(text, event.start_mark.line)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return None
+
+
 def yaml_problem(text: str) -> tuple[str, int] | None:
     """(problem, 0-based line offset) for text that does not parse as YAML, else None."""
     try:
+        deep = _too_deep(text)
+        if deep is not None:
+            return deep
         for _ in yaml.safe_load_all(text):
             pass
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
         problem = getattr(err, "problem", None) or str(err).splitlines()[0]
         return problem, last_offset(text, mark.line if mark is not None else 0)
+    except RecursionError:  # within the depth bound, but a stack that is already deep
+        return "nested too deeply to load", 0
     return None

@@ -16,9 +16,9 @@ Where the times come from (nel 0.2.6 `run.sub`, `executors/slurm/executor.py`):
   resumes. Until it starts, the task is stopped but awaiting that resume, and `--watch`
   keeps watching. The follow-up ends the chain instead, saying so at the top of its
   `slurm-<job>.log`, when the chain's total walltime is spent (before it writes a start
-  file: read here) or when the previous job ended in a state it does not resume, a
-  cancel or a failure. That second check comes after it rewrites `.job_start_time`, so
-  such a task reads as freshly started and shows as stopped only once its files go stale.
+  file) or when the previous job ended in a state it does not resume, a cancel or a
+  failure (after it rewrites `.job_start_time`: the task looks freshly started). So the
+  chain end is read whenever a task is unfinished, not only once its walltime is over.
 """
 
 from __future__ import annotations
@@ -227,9 +227,11 @@ class TaskMonitor:
         activity = self._last_activity()
         stale = activity is not None and now - activity > self.stale_after
         out_of_time = left is not None and left <= 0
+        ended_by = None if finished else chain_end(self._log_dir(), start)
 
         # -- warnings: validate's rules on what is written so far
-        ev = self._evidence(settings, mrcr, finished, expectation, stale or out_of_time)
+        quiet = stale or out_of_time or ended_by is not None
+        ev = self._evidence(settings, mrcr, finished, expectation, quiet)
         checks = run_rules(ev)
         if mrcr and not ev.sample_ready():
             notes.append(
@@ -244,7 +246,7 @@ class TaskMonitor:
         )
         if finished:
             state = FINISHED
-        elif (stale or out_of_time) and (self.logs or done):
+        elif ended_by or ((stale or out_of_time) and (self.logs or done)):
             state = FAILED if fatal else STOPPED
         elif not done:
             state = STARTING
@@ -268,7 +270,6 @@ class TaskMonitor:
                 warnings.append(_walltime_warning(eta, left, self.task))
         awaiting_resume = False
         if state == STOPPED:
-            ended_by = chain_end(self._log_dir(), start) if out_of_time else None
             awaiting_resume = out_of_time and ended_by is None
             warnings.append(_stopped_warning(self.task, out_of_time, ended_by))
         if state == FINISHED:  # nothing left to let run
@@ -313,6 +314,7 @@ class TaskMonitor:
             incomplete=t.incomplete,
             prefix_share=t.matched / t.matched_of if t.matched_of else None,
             agent=t.agent,
+            reasoning_leaks=t.reasoning_leaks,
         )
         pin, pin_source = v.gym_pin_of(settings)
         return Evidence(
@@ -396,6 +398,8 @@ def _walltime_warning(eta: float, left: float, task: TaskRun) -> EarlyWarning:
 
 def _stopped_warning(task: TaskRun, out_of_time: bool, ended_by: str | None) -> EarlyWarning:
     why = "the job's walltime is over" if out_of_time else "no file in the task changed lately"
+    if ended_by and not out_of_time:
+        why = "its job was cancelled or failed, which run.sub does not resume"
     if ended_by:
         return EarlyWarning(
             "stopped",

@@ -49,6 +49,7 @@ class MrcrAggregate:
     strata_counts: dict[str, int] = field(default_factory=dict)  # tasks per n_needles
     prefix_matched: float | None = None  # 0-1, over all rollouts
     mean_reward: float | None = None  # 0-1, over all rollouts
+    reasoning_leaks: int = 0  # lines whose answer carries reasoning markup (plan.py)
     per_item: list[ItemScore] = field(default_factory=list)
 
     def gym_metrics(self) -> dict[str, float]:

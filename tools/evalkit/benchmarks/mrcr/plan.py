@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from evalkit.benchmarks.mrcr.aggregate import recompute
+from evalkit.benchmarks.mrcr.leaks import leaked_reasoning
 from evalkit.runs.rollouts import Rollout
 from evalkit.runs.run import ItemKey, PassPlan
 
@@ -23,7 +24,16 @@ class MrcrPlan(PassPlan):
         return body.removeprefix(prefix) == answer
 
     def fold(self, rollouts: Iterator[Rollout]):
-        agg = recompute(rollouts)
+        leaks = 0
+
+        def counted() -> Iterator[Rollout]:
+            nonlocal leaks
+            for rollout in rollouts:
+                leaks += leaked_reasoning(rollout.response_text)
+                yield rollout
+
+        agg = recompute(counted())
+        agg.reasoning_leaks = leaks  # per line, as regrade's flag counts them
         return agg, [(item.key, item.reward) for item in agg.per_item]
 
 

@@ -27,6 +27,7 @@ from evalkit.benchmarks.mrcr.aggregate import (
     select_agent,
 )
 from evalkit.benchmarks.mrcr.grading import grade
+from evalkit.benchmarks.mrcr.leaks import leak_reading, leaked_reasoning
 from evalkit.errors import InputError
 from evalkit.runs.rollouts import ScanStats, iter_raw_lines, to_rollout
 
@@ -77,11 +78,6 @@ class ShardResult:
     stats: ScanStats = field(default_factory=ScanStats)
     flags: Counter = field(default_factory=Counter)
     error: tuple[str, int | None] | None = None  # (message, line within the shard)
-
-
-def leaked_reasoning(text: str | None) -> bool:
-    """Reasoning markup in the graded text: the parser did not split it off."""
-    return text is not None and ("</think>" in text or text.lstrip().startswith("<think>"))
 
 
 def grade_shard(
@@ -296,6 +292,9 @@ def regrade_document(result: RegradeResult, aggregate_path: Path | None) -> tupl
         "pass_at_1_avg_of_k": agg.pass_at_1_avg_of_k,
         "stored_pass_at_1": result.stored.pass_at_1,
         "flags": result.flags,
+        "reasoning_leak": leak_reading(
+            result.flags.get("reasoning_leak", 0), agg.rollouts + agg.duplicates
+        ),
         "mismatch_examples": result.mismatch_examples,
         "aggregate_diffs": diffs[:10],
         "agent": agent or (result.agents[0] if len(result.agents) == 1 else None),

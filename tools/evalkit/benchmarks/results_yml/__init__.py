@@ -30,6 +30,9 @@ def _key(benchmark: str, pattern: str, scale: str = "0-100") -> HeadlineKey:
 HEADLINE_KEYS: tuple[HeadlineKey, ...] = (
     _key("gpqa", r"gpqa_pass_at_1_avg-of-(?P<n>\d+)_symbolic_correct"),
     _key("gpqa", r"gpqa_pass_at_1_symbolic_correct"),
+    # simple-evals' GPQA Diamond (nel task simple_evals.gpqa_diamond): a 0-1 fraction,
+    # read from a real nvidia-simple-evals 26.3 results.yml (tests/data/suite).
+    _key("gpqa", r"gpqa_diamond_score_micro", "0-1"),
     _key("hle", r"hle_pass_at_1_judge_correct"),
     _key("ifbench", r"ifbench_pass_at_1_avg-of-(?P<n>\d+)_prompt_loose_accuracy"),
     _key("aa_lcr", r"aalcr_pass_at_1_avg-of-(?P<n>\d+)_judge_correct"),

@@ -23,7 +23,14 @@ from evalkit.preflight import suppress
 from evalkit.preflight.context import Context
 from evalkit.preflight.fixes import all_fixers
 from evalkit.preflight.registry import all_rules
-from evalkit.preflight.runner import Options, is_nel_next, run_rules, to_finding
+from evalkit.preflight.runner import (
+    Options,
+    is_nel_next,
+    require_nel,
+    run_rules,
+    scopes_for,
+    to_finding,
+)
 
 MAX_ROUNDS = 200  # far above the fixable hits of any real config
 
@@ -64,13 +71,20 @@ class Outcome:
 
 
 def _context(doc: Doc, options: Options) -> Context:
+    require_nel(doc.doc)
     cfg = build_config(doc.doc, options.overrides)
     env = options.env if options.env is not None else launch_environment()
-    return Context(cfg=cfg, template=options.template, env=env, checkpoint=options.checkpoint)
+    return Context(
+        cfg=cfg,
+        template=options.template,
+        env=env,
+        checkpoint=options.checkpoint,
+        documented_context=options.context,
+    )
 
 
 def _scopes(options: Options) -> list[str]:
-    return ["config"] + (["checkpoint"] if options.checkpoint is not None else [])
+    return scopes_for(options)
 
 
 def _changed_lines(old: str, new: str) -> tuple[str, str]:

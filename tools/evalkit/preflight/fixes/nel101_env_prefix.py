@@ -11,17 +11,16 @@ any value that is an interpolation (`${...}`).
 
 import re
 
-from evalkit.preflight.context import is_secret_name
 from evalkit.preflight.fixes import fixer
+from evalkit.secrets import is_secret_name
 
 # An upper-case name reads as a shell variable; `hf_abc...` is a token, not a name.
 SHELL_VAR = re.compile(r"\$?([A-Z_][A-Z0-9_]*)")
-# A secret word as a whole `_` part of the name: TOKENIZERS_PARALLELISM is no secret.
-SECRET_PART = re.compile(r"(^|_)(TOKEN|SECRET|PASSWORD|KEY)(_|$)", re.I)
 
 
 def secret_named(name: str) -> bool:
-    return is_secret_name(name) and bool(SECRET_PART.search(name))
+    # whole words only (evalkit.secrets): TOKENIZERS_PARALLELISM is no secret
+    return is_secret_name(name)
 
 
 @fixer("NEL101")

@@ -27,7 +27,8 @@ evaluation:
 """
 
 from evalkit.preflight.registry import Hit, rule
-from evalkit.render.redact import is_secret_name, looks_secret
+from evalkit.render.redact import looks_secret
+from evalkit.secrets import is_secret_name
 
 PREFIXES = ("host:", "lit:", "runtime:")
 

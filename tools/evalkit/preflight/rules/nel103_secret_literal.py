@@ -1,8 +1,11 @@
-"""A secret (`HF_TOKEN`, `*_API_KEY`, `*TOKEN*`, `*SECRET*`) passed as `lit:`.
+"""A secret (`HF_TOKEN`, `*_API_KEY`, `*_SECRET`, `*_PASSWORD`) passed as `lit:`.
 
 ## What it does
-Flags `lit:` values of env vars whose name looks like a secret. `lit:dummy` style
-placeholder keys for a self-deployed endpoint (`DUMMY_API_KEY: lit:dummy`) are fine.
+Flags `lit:` values of env vars whose name has a secret word (TOKEN, KEY, SECRET,
+PASSWORD, CREDENTIALS, ... as a whole `_`-separated word; `TOKENIZERS_PARALLELISM`,
+`MAX_TOKENS` and `API_KEY_NAME` are not secrets), the same test the redaction of every
+output uses. `lit:dummy` style placeholder keys for a self-deployed endpoint
+(`DUMMY_API_KEY: lit:dummy`), a variable's name and a number are fine.
 
 ## Why is this bad
 A `lit:` value is written into the config itself, and the launcher echoes the resolved
@@ -27,10 +30,8 @@ evaluation:
 ```
 """
 
-from evalkit.preflight.context import is_secret_name
 from evalkit.preflight.registry import Hit, rule
-
-HARMLESS = {"dummy", "none", "empty", "EMPTY", "???", "placeholder"}
+from evalkit.secrets import is_harmless_value, is_secret_name
 
 
 @rule("NEL103", "secret-as-literal", "error")
@@ -41,9 +42,8 @@ def check(ctx):
                 continue
             if not value.startswith("lit:") or not is_secret_name(name):
                 continue
-            literal = value[4:].strip()
-            if literal in HARMLESS or name.upper().startswith("DUMMY"):
-                continue
+            if is_harmless_value(value) or name.upper().startswith("DUMMY"):
+                continue  # a placeholder, a variable's name or a number: no credential
             yield Hit(
                 section + (name,),
                 f"secret {name} is written as a literal value",

@@ -1,10 +1,11 @@
 """The MRCR variant does not fit the model's documented context.
 
 ## What it does
-With `--checkpoint DIR`, compares the variant's prompt cap with the model's context: the
-one documented on the model card when `--context N` gives it, else `config.json`'s
-`max_position_embeddings` (a runtime default that the card may exceed). The rule is to
-take the largest variant within the context, so:
+With `--checkpoint DIR` or `--context N`, compares the variant's prompt cap with the
+model's context: the one documented on the model card when `--context N` gives it (no
+checkpoint files needed), else `config.json`'s `max_position_embeddings` (a runtime
+default that the card may exceed). The rule is to take the largest variant within the
+context, so:
 
 - a cap above the documented context is an error;
 - a cap above `max_position_embeddings` with no documented context is an error without
@@ -47,12 +48,12 @@ def _use(best) -> str:
     return f"use benchmarks/mrcr/{best.config}" if best else "MRCR does not fit this model"
 
 
-@rule("NEL603", "mrcr-variant-fit", "error", scope="checkpoint")
+@rule("NEL603", "mrcr-variant-fit", "error", scope="context")
 def check(ctx):
     gym = ctx.cfg.mrcr
     variant = gym.mrcr_variant if gym else None
-    context = ctx.checkpoint.context
-    if variant is None or context.tokens is None:
+    context = ctx.model_context
+    if variant is None or context is None or context.tokens is None:
         return
     path = gym.path("collect_rollout_params")
     cap = variant.cap_tokens or UNCAPPED_NEEDS

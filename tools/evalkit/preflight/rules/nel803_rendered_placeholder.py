@@ -1,8 +1,10 @@
 """A placeholder survived into the script the launcher renders.
 
 ## What it does
-With `--with-launcher`, scans each rendered sbatch script for `???`, `<UPPER_CASE>`
-tokens and `CHANGEME` outside comment lines.
+With `--with-launcher`, scans each rendered sbatch script for `???` and for the
+placeholders NEL003 finds in a config (`<HOST_HF_CACHE>`, `<your-endpoint>`, `your-...`
+words, `CHANGEME`, `TODO`, `FIXME`: the same test) outside comment lines. Shell
+redirections (`2>&1`, `> /tmp/log`, `<<EOF`) have no word inside brackets and pass.
 
 ## Why is this bad
 The launcher substitutes only what it knows; a leftover placeholder reaches `sbatch`,
@@ -11,17 +13,21 @@ The launcher substitutes only what it knows; a leftover placeholder reaches `sba
 Severity: error, the placeholder reaches the cluster and the job fails there.
 
 ## Example
-`--container-mounts <HOST_HF_CACHE>:/hf-cache` in the rendered script.
+`--container-mounts <HOST_HF_CACHE>:/hf-cache` or `--served-model-name <your-model>` in
+the rendered script.
 
 ## Use instead
 Fill the value in the config.
 """
 
-import re
-
 from evalkit.preflight.registry import Hit, rule
+from evalkit.preflight.rules.nel003_placeholder import find_placeholder
 
-TOKEN = re.compile(r"<[A-Z][A-Z0-9_]*>|CHANGEME|\?\?\?")
+
+def _token(line: str) -> tuple[str, int] | None:
+    """The first blank in a script line and where it starts: `???` or NEL003's own test."""
+    token = "???" if "???" in line else find_placeholder(line)
+    return (token, line.find(token)) if token else None
 
 
 @rule("NEL803", "rendered-placeholder", "error", scope="launcher")
@@ -34,12 +40,14 @@ def check(ctx):
             stripped = line.strip()
             if stripped.startswith("#") and not stripped.startswith("#SBATCH"):
                 continue
-            m = TOKEN.search(line)
-            if m:
+            found = _token(line)
+            if found:
+                token, start = found
+                end = start + len(token)
                 yield Hit(
                     (),
                     f"rendered script {index} line {number} still has "
-                    f"{m.group(0)!r}: ...{line[max(0, m.start() - 40) : m.end() + 20].strip()}...",
+                    f"{token!r}: ...{line[max(0, start - 40) : end + 20].strip()}...",
                     line=1,
                     fix="fill that value in the config",
                 )

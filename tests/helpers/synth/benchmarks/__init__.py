@@ -1,0 +1,1 @@
+"""One module or package per benchmark family, as in tools/evalkit/benchmarks/."""

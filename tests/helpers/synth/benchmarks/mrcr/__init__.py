@@ -1,0 +1,1 @@
+"""Synthetic MRCR runs: items, responses, the Gym aggregate, the run directory."""

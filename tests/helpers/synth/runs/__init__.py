@@ -1,0 +1,1 @@
+"""The parts of a synthetic run directory that no benchmark owns."""

@@ -1,0 +1,67 @@
+"""What counts as a secret by its name, and which values under such a name are harmless.
+
+One definition for every reader: preflight's rules (NEL101, NEL103 and the NEL101 fixer)
+and the redaction layer (evalkit.render.redact). It imports nothing of evalkit, so
+either side can use it without reaching up into the other.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A name is secret when one of its words (split at `_`, `-`, `.`, case-insensitive) is in
+# SECRET_WORDS. The launcher 0.2.6 reads API keys from variables it is told the name of
+# (`target.api_endpoint.api_key_name`; HF_TOKEN, NGC_API_KEY, INFERENCE_API_KEY,
+# TAVILY_API_KEY, WANDB_API_KEY in its examples and exporters): all end in KEY or TOKEN.
+# Whole words only: TOKENIZERS_PARALLELISM and max_tokens are not secrets.
+SECRET_WORDS = frozenset(
+    {
+        "TOKEN",
+        "KEY",
+        "APIKEY",
+        "SECRET",
+        "SECRETS",
+        "PASSWORD",
+        "PASSWD",
+        "PASSPHRASE",
+        "CREDENTIAL",
+        "CREDENTIALS",
+        "AUTHORIZATION",
+        "COOKIE",
+    }
+)
+# ...unless the last word says the value is about the secret, not the secret itself
+# (`api_key_name: HF_TOKEN` names a variable; `token_file` is a path).
+NOT_SECRET_TAILS = frozenset(
+    {"NAME", "NAMES", "FILE", "PATH", "DIR", "ENV", "VAR", "VARS", "ID", "TYPE", "URL"}
+)
+# Values that are safe to show under a secret name: references and placeholders.
+HARMLESS = frozenset(
+    {"", "dummy", "none", "null", "empty", "placeholder", "???", "-", "n/a", "true", "false"}
+)
+# host:/runtime: references, $VAR, an already redacted value, an upper-case variable
+# name, or a number (a `*_token` count such as max_new_token: 4096).
+_REFERENCE = re.compile(
+    r"(?:host:|runtime:|\$|<redacted)|[A-Z][A-Z0-9_]{0,63}$|[-+]?[0-9][0-9_.eE+-]*$"
+)
+_WORD_SPLIT = re.compile(r"[_.\-]+")
+
+
+def is_secret_name(name: str) -> bool:
+    """True for a variable whose value is a credential (HF_TOKEN, NGC_API_KEY, ...)."""
+    last = str(name).rsplit(".", 1)[-1].lstrip("+-")
+    words = [w for w in _WORD_SPLIT.split(last.upper()) if w]
+    if not words or words[-1] in NOT_SECRET_TAILS:
+        return False
+    if words in (["KEY"], ["KEYS"]):  # a field naming a metric or a map key, not a credential
+        return False
+    return any(w in SECRET_WORDS for w in words)
+
+
+def is_harmless_value(value: str) -> bool:
+    """True when a value under a secret name is a reference or placeholder, not a secret
+    (`host:HF_TOKEN`, `lit:dummy`, `$HF_TOKEN`, `4096`)."""
+    text = value.strip().rstrip(",;)]}")  # a bare value ends where its JSON or YAML line does
+    if text.startswith("lit:"):
+        text = text[4:].strip()
+    return text.lower() in HARMLESS or bool(_REFERENCE.match(text))
