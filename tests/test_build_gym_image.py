@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.mrcr.variants import GYM_PIN
+from evalkit.benchmarks.mrcr.variants import GYM_PIN
 from fixtures.gym.harness import GDPVAL_PIN
 
 REPO = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.mrcr.variants import GYM_PIN, VARIANTS
+from evalkit.benchmarks.mrcr.variants import GYM_PIN, VARIANTS
 from fixtures.gym import mrcr_template as tpl
 from fixtures.gym.harness import IMAGE_RAY, SECRET, Gym, dependency_files
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from evalkit.benchmarks.mrcr.variants import GYM_PIN
 from evalkit.checkpoint import load_checkpoint
-from evalkit.mrcr.variants import GYM_PIN
 from evalkit.preflight.runner import Options, check_file, check_pair
 from helpers.nel import blank_paths
 
@@ -275,8 +275,8 @@ def test_template_comments_survive(run_cli, tmp_path):
     stripped = {line.strip() for line in written}
     # The header and the blocks above the values init decides are replaced by init's own
     # notes (tests/test_init_comments.py); every other template comment stays.
+    from evalkit.config.textedit import Doc
     from evalkit.init.comments import clear_template_prose
-    from evalkit.init.textedit import Doc
 
     doc = Doc(MRCR_TEMPLATE.read_text(), "template")
     clear_template_prose(doc, "mrcr")

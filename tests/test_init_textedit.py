@@ -6,7 +6,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.init.textedit import Doc, yaml_scalar
+from evalkit.config.textedit import Doc, yaml_scalar
 
 TEXT = """\
 a:

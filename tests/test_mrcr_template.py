@@ -10,7 +10,7 @@ import subprocess
 import pytest
 import yaml
 
-from evalkit.mrcr.variants import GYM_PIN, VARIANTS
+from evalkit.benchmarks.mrcr.variants import GYM_PIN, VARIANTS
 from fixtures.gym import mrcr_template as tpl
 from helpers.nel import blank_paths, dry_run
 

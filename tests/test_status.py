@@ -242,6 +242,21 @@ def test_reasoning_leak_in_the_first_rollouts_says_stop(tmp_path, run_cli):
     assert "[STOP] prefix-gate" in out and out.rstrip().endswith("status: stop and fix")
 
 
+def test_status_counts_reasoning_leaks_as_validate_does(tmp_path, run_cli):
+    """The prefix-gate rule names the leak count with its threshold; status fills the
+    count from its running tally, validate from its one pass: the same sentence."""
+    options = {**HEALTHY, "leak_fraction": 0.2}
+    full = write_mrcr_run(tmp_path / "done", **options)
+    _, out, _ = run_cli("validate", full, "--format", "json")
+    gate = {c["id"]: c for c in json.loads(out)["checks"]}["prefix-gate"]
+    leak = gate["message"].split("; ", 1)[1]
+    assert "responses carry reasoning markup" in leak
+    task, _ = running(tmp_path / "growing", 40, **options)
+    _, doc = status_json(run_cli, task)
+    (warning,) = [w for w in doc["warnings"] if w["id"] == "prefix-gate"]
+    assert warning["message"].endswith(leak)
+
+
 def test_share_checks_wait_for_twenty_rollouts(tmp_path, run_cli):
     task, _ = running(tmp_path, 8, leak_fraction=0.8)
     code, doc = status_json(run_cli, task)

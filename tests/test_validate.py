@@ -662,3 +662,18 @@ def test_settings_from_a_real_dry_run_script(tmp_path, run_cli, repo_root, canar
         assert (code, doc["verdict"]) == (0, "valid"), checks
     else:
         assert "10 of 2363" in checks["rollout-count"]["message"]
+
+
+def test_generic_task_runs_the_client_log_rules_status_runs(tmp_path, run_cli):
+    """One rule set for validate and status: a pre_cmd failure in a non-MRCR task's client
+    log made status say stop; validate now judges it with the same rule (invalid)."""
+    log = "ModuleNotFoundError: No module named 'tiktoken'\n"
+    task = generic_task(tmp_path, "ns_gpqa.0", log=log)
+    code, doc, checks = validate_json(run_cli, task)
+    assert (code, doc["verdict"]) == (1, "invalid")
+    assert (
+        checks["pre-cmd"]["kind"] == "invalid" and "client-77.log:1" in checks["pre-cmd"]["message"]
+    )
+    assert checks["http-retries"]["status"] == "pass"
+    code, status_doc = run_cli("status", task, "--format", "json")[:2]
+    assert code == 1 and "pre-cmd" in status_doc

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from omegaconf import OmegaConf
 
+from evalkit.config.textedit import yaml_scalar
 from evalkit.init.factkinds import STRING_KINDS, FactError
 from evalkit.init.facts import FACTS, check_value, read_facts
-from evalkit.init.textedit import yaml_scalar
 from evalkit.preflight.runner import Options, check_file
 
 TESTS = Path(__file__).resolve().parents[1]

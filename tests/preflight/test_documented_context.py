@@ -12,9 +12,9 @@ import json
 
 import pytest
 
+from evalkit.benchmarks.mrcr.variants import choose_variant
 from evalkit.checkpoint import load_checkpoint
 from evalkit.errors import InputError
-from evalkit.mrcr.variants import choose_variant
 from evalkit.preflight.runner import Options, check_file
 
 from .conftest import FIXTURE_ENV, FIXTURES

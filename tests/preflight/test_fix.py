@@ -80,7 +80,7 @@ def test_fixer_repairs_its_fixture(code, name):
 
 
 def _check(text: str):
-    from evalkit.init.textedit import Doc
+    from evalkit.config.textedit import Doc
     from evalkit.preflight.fixes.engine import remaining
 
     return errors(remaining(Doc(text, "config.yaml"), OPTIONS))

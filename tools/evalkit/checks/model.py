@@ -7,16 +7,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.runs.logscan import (  # noqa: F401  (status and tests read them from here)
-    GYM_COMMIT_BANNER,
-    MAX_HITS,
-    SHA_PATTERN,
-    LogScan,
-    pre_cmd_failure,
-    read_log,
-    scan_log,
-)
-
 PASS, WARN, FAIL = "pass", "warn", "fail"
 VALID, INCOMPLETE, INVALID = "valid", "incomplete", "invalid"
 
@@ -27,24 +17,6 @@ LENGTH_INVALID_ABOVE = 0.10  # fraction of responses with finish_reason "length"
 LENGTH_WARN_ABOVE = 0.05
 AGGREGATE_REL_TOL = 1e-6  # Gym's own sums differ from a recomputation by about 1e-13
 AGGREGATE_ABS_TOL = 1e-9  # so that two zeros (or 1e-12 vs 0) still agree
-
-
-CHECK_IDS = (
-    "rollout-count",
-    "duplicates",
-    "truncation",
-    "gym-pin",
-    "prefix-gate",
-    "output-limit",
-    "aggregate-agreement",
-    "pre-cmd",
-    "preemption",
-    "log-errors",
-    "http-retries",
-    "results-file",
-    "score",
-    "gym-version",
-)
 
 
 @dataclass(frozen=True)

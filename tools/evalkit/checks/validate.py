@@ -1,32 +1,23 @@
-"""Completed-run validation: each check turns plain inputs into a pass / warn / fail result.
+"""Completed-run validation: gather one task's evidence, run every rule, give a verdict.
 
-The policy and its numbers are documented in references/run-validation.md ("What evalkit
-validate checks"); keep the two in step. A failing check carries the verdict it forces:
-`invalid` (the score must not be quoted) or `incomplete` (the run did not finish: resume or
-rerun). Warnings never change the verdict.
-
-Layers: the `check_*` functions take counts, texts and numbers only; `scan_log` digests a
-log's lines once; `validate_task` gathers those inputs from a run directory (streaming the
-rollouts once) and `validate_path` does it for every task under a path.
+The rules are `checks/rules/` (one per module, documented in references/run-validation.md,
+"What evalkit validate checks"). A failing check carries the verdict it forces: `invalid`
+(the score must not be quoted) or `incomplete` (the run did not finish: resume or rerun).
+Warnings never change the verdict. `validate_task` streams the rollouts once (the run's
+pass, shared with compare); `validate_path` does it for every task under a path.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evalkit.benchmarks import is_mrcr, rollout_pass
-from evalkit.checks.logs import (  # noqa: F401  (status and tests read them from here)
-    check_gym_pin,
-    check_http_retries,
-    check_log_errors,
-    check_pre_cmd,
-    check_preemption,
-)
-from evalkit.checks.model import (  # noqa: F401  (status and tests read them from here)
-    CHECK_IDS,
+from evalkit.checks.evidence import Evidence, RolloutFacts
+from evalkit.checks.model import (  # noqa: F401  (status, compare and tests read them here)
     FAIL,
     INCOMPLETE,
     INVALID,
@@ -42,20 +33,21 @@ from evalkit.checks.model import (  # noqa: F401  (status and tests read them fr
     warned,
     worst,
 )
-from evalkit.checks.results import (  # noqa: F401  (status and tests read them from here)
-    _is_finite_number,
-    check_results_file,
-    check_score,
-)
-from evalkit.checks.rollouts import (  # noqa: F401  (status and tests read them from here)
-    check_aggregate,
-    check_duplicates,
-    check_output_limit,
-    check_prefix_gate,
-    check_rollout_count,
-    check_truncation,
-)
-from evalkit.errors import InputError
+from evalkit.checks.rules import CHECK_IDS  # noqa: F401
+from evalkit.checks.rules.aggregate_agreement import check_aggregate  # noqa: F401
+from evalkit.checks.rules.duplicates import check_duplicates  # noqa: F401
+from evalkit.checks.rules.gym_pin import check_gym_pin  # noqa: F401
+from evalkit.checks.rules.http_retries import check_http_retries  # noqa: F401
+from evalkit.checks.rules.log_errors import check_log_errors  # noqa: F401
+from evalkit.checks.rules.output_limit import check_output_limit  # noqa: F401
+from evalkit.checks.rules.pre_cmd import check_pre_cmd  # noqa: F401
+from evalkit.checks.rules.preemption import check_preemption  # noqa: F401
+from evalkit.checks.rules.prefix_gate import check_prefix_gate  # noqa: F401
+from evalkit.checks.rules.results_file import check_results_file  # noqa: F401
+from evalkit.checks.rules.rollout_count import check_rollout_count  # noqa: F401
+from evalkit.checks.rules.score import check_score  # noqa: F401
+from evalkit.checks.rules.truncation import check_truncation  # noqa: F401
+from evalkit.checks.runner import run_rules
 from evalkit.runs.logscan import (  # noqa: F401  (status and tests read them from here)
     GYM_COMMIT_BANNER,
     MAX_HITS,
@@ -86,6 +78,10 @@ def log_files(logs_dir: Path | None, prefix: str) -> list[Path]:
     return sorted(p for p in logs_dir.glob(f"{prefix}*.log") if p.is_file())
 
 
+def _is_finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def length_from_metrics(metrics: Any) -> tuple[int, int] | None:
     """(length-capped, total) from eval_factory_metrics.json response_stats, if present."""
     stats = metrics.get("response_stats") if isinstance(metrics, dict) else None
@@ -101,130 +97,22 @@ def length_from_metrics(metrics: Any) -> tuple[int, int] | None:
     return int(length), int(count)
 
 
-def validate_task(task: Any, expected_override: int | None = None) -> TaskReport:
-    """All checks for one TaskRun (evalkit.runs.layout); MRCR gets the full set."""
-    from evalkit.inputs import load_json
-    from evalkit.runs.run import as_run
+def gym_pin_of(settings: RunSettings) -> tuple[str, str]:
+    """(the Gym commit the run must show, where that pin comes from)."""
+    from evalkit.benchmarks.mrcr.variants import GYM_PIN
 
-    task = as_run(task)
-    settings = task.settings
-
-    metrics = load_json(task.metrics_path) if task.metrics_path.is_file() else None
-    client = [read_log(p) for p in log_files(task.logs_dir, "client-")]
-    server = [read_log(p) for p in log_files(task.logs_dir, "server-")]
-    others = [
-        read_log(p)
-        for p in log_files(task.logs_dir, "")
-        if not p.name.startswith(("client-", "server-"))
-    ]
-
-    logs = client + server + others
-    if is_mrcr(task):
-        checks = _mrcr_checks(task, settings, metrics, client, server, expected_override)
-        return TaskReport(task.name, "mrcr", checks + _gym_version_checks(task))
-    checks = _generic_checks(task, metrics, logs, server)
-    if task.is_gym:
-        checks += _gym_version_checks(task)
-    return TaskReport(task.name, "generic", checks)
+    if settings.gym_commit:
+        return settings.gym_commit, "install_on_the_fly.commit"
+    return GYM_PIN, "evalkit GYM_PIN"
 
 
-def _gym_version_checks(task: Any) -> list[Check]:
-    """The Gym version the bootstrap logged (info: compare needs it equal on both sides)."""
-    from evalkit.runs.run import gym_version
+def expectation_for(agent, settings, override) -> Expectation | None:
+    """The rollouts an MRCR run must hold: the agent's variant, else the config's."""
+    from evalkit.benchmarks.mrcr.variants import AGENTS, VARIANTS
 
-    version = gym_version(task.gym_versions)
-    if version is None:
-        return []  # gym-pin (MRCR) already says when the banner is missing
-    return [passed("gym-version", f"NeMo Gym version {version} (from the client log)")]
-
-
-def _mrcr_checks(
-    task: Any,
-    settings: RunSettings,
-    metrics: Any,
-    client: list[LogScan],
-    server: list[LogScan],
-    expected_override: int | None,
-) -> list[Check]:
-    from evalkit.benchmarks.mrcr.variants import AGENTS, GYM_PIN, VARIANTS
-
-    checks: list[Check] = []
-    pin = settings.gym_commit or GYM_PIN
-    pin_source = "install_on_the_fly.commit" if settings.gym_commit else "evalkit GYM_PIN"
-
-    if not task.rollouts_path.is_file():
-        expectation = expectation_for(None, settings, expected_override, VARIANTS, AGENTS)
-        checks.append(
-            failed(
-                "rollout-count",
-                INCOMPLETE,
-                "no artifacts/evaluator_rollouts.jsonl"
-                + (f" ({expectation.count} rollouts expected)" if expectation else ""),
-            )
-        )
-    else:
-        from evalkit.benchmarks.mrcr.aggregate import read_aggregate_entries, select_agent
-
-        scan = rollout_pass(task)  # the run's one pass over its rollouts
-        stats, agg = scan.stats, scan.aggregate
-        tally = _Tally(scan.records, scan.incomplete, scan.first_agent)
-        expectation = expectation_for(tally.agent, settings, expected_override, VARIANTS, AGENTS)
-        checks.append(check_rollout_count(agg.rollouts, expectation))
-        checks.append(check_duplicates(agg.duplicates, agg.conflicting_duplicates))
-        checks.append(check_truncation(stats.truncated_last_line, stats.blank_lines))
-        from evalkit.benchmarks.mrcr.leaks import leak_reading
-
-        leaks = leak_reading(agg.reasoning_leaks, agg.rollouts + agg.duplicates)
-        checks.append(check_prefix_gate(agg.prefix_matched if agg.rollouts else None, leaks))
-        counted = length_from_metrics(metrics)
-        if counted is not None:
-            checks.append(check_output_limit(*counted, "eval_factory_metrics.json response_stats"))
-        else:
-            checks.append(
-                check_output_limit(
-                    tally.incomplete, tally.records, "rollouts with incomplete_details"
-                )
-            )
-        if not task.aggregate_path.is_file():
-            checks.append(check_aggregate(None, None, {}))
-        elif stats.truncated_last_line:
-            # The cut-off record is lost to us but not to the aggregate: no fair comparison.
-            checks.append(
-                warned(
-                    "aggregate-agreement",
-                    "not compared: the rollouts file is truncated (see truncation)",
-                )
-            )
-        else:
-            # A corrupt aggregate file is a failed check (the run's own output is broken),
-            # as is a missing entry; only the run path itself is a usage question.
-            try:
-                entries = read_aggregate_entries(task.aggregate_path)
-                _name, file_metrics = select_agent(entries, tally.agent, task.aggregate_path)
-            except InputError as err:
-                checks.append(
-                    failed(
-                        "aggregate-agreement",
-                        INVALID,
-                        f"{Path(err.path or '').name}: {err.message}" if err.path else err.message,
-                    )
-                )
-            else:
-                pass_at_1 = agg.pass_at_1 if agg.rollouts else None
-                checks.append(check_aggregate(file_metrics, pass_at_1, dict(agg.strata)))
-    checks.append(check_gym_pin(client, pin, pin_source))
-    checks.append(check_pre_cmd(client))
-    checks.append(check_preemption(server))
-    checks.append(check_log_errors(client + server))
-    checks.append(check_http_retries(client))
-    order = {cid: i for i, cid in enumerate(CHECK_IDS)}
-    return sorted(checks, key=lambda c: order.get(c.id, len(order)))
-
-
-def expectation_for(agent, settings, override, variants, agents) -> Expectation | None:
-    variant = agents.get(agent) if agent else None
+    variant = AGENTS.get(agent) if agent else None
     if variant is None and settings.variant:
-        variant = variants.get(settings.variant)
+        variant = VARIANTS.get(settings.variant)
     return expected_rollouts(
         variant.expected_rows if variant else None,
         variant.config if variant else None,
@@ -234,33 +122,69 @@ def expectation_for(agent, settings, override, variants, agents) -> Expectation 
     )
 
 
-@dataclass(frozen=True)
-class _Tally:
-    """What the aggregate does not keep, counted by the run's rollout pass."""
+def gather(task: Any, expected_override: int | None = None) -> Evidence:
+    """What the rules read from a finished task (evalkit.runs.run.Run)."""
+    from evalkit.inputs import load_json
+    from evalkit.runs.run import gym_version
 
-    records: int
-    incomplete: int
-    agent: str | None
-
-
-def _generic_checks(
-    task: Any, metrics: Any, logs: list[LogScan], server: Sequence[LogScan] = ()
-) -> list[Check]:
-
-    checks: list[Check] = []
+    settings = task.settings
+    mrcr = is_mrcr(task)
+    metrics = load_json(task.metrics_path) if task.metrics_path.is_file() else None
+    client = [read_log(p) for p in log_files(task.logs_dir, "client-")]
+    server = [read_log(p) for p in log_files(task.logs_dir, "server-")]
+    others = [
+        read_log(p)
+        for p in log_files(task.logs_dir, "")
+        if not p.name.startswith(("client-", "server-"))
+    ]
+    facts, agent = None, None
+    if mrcr and task.rollouts_path.is_file():
+        scan = rollout_pass(task)  # the run's one pass over its rollouts
+        stats, agg = scan.stats, scan.aggregate
+        agent = scan.first_agent
+        facts = RolloutFacts(
+            unique=agg.rollouts,
+            records=scan.records,
+            duplicates=agg.duplicates,
+            conflicting=agg.conflicting_duplicates,
+            incomplete=scan.incomplete,
+            prefix_share=agg.prefix_matched if agg.rollouts else None,
+            truncated_last_line=stats.truncated_last_line,
+            blank_lines=stats.blank_lines,
+            pass_at_1=agg.pass_at_1 if agg.rollouts else None,
+            strata=dict(agg.strata),
+            agent=agent,
+            reasoning_leaks=agg.reasoning_leaks,
+        )
     present = task.results_path.is_file()
-    checks.append(check_results_file(present))
-    if present:
-        checks.append(check_score(list(iter_scores(load_results(task.results_path)))))
-    counted = length_from_metrics(metrics)
-    if counted is not None:
-        checks.append(check_output_limit(*counted, "eval_factory_metrics.json response_stats"))
-    else:
-        checks.append(warned("output-limit", "no response_stats in eval_factory_metrics.json"))
-    if server:  # a deployment ran for this task: its vLLM stats lines count too
-        checks.append(check_preemption(server))
-    checks.append(check_log_errors(logs))
-    return checks
+    pin, pin_source = gym_pin_of(settings)
+    return Evidence(
+        mrcr=mrcr,
+        is_gym=task.is_gym,
+        growing=False,
+        finished=True,
+        client=client,
+        server=server,
+        other_logs=others,
+        rollouts=facts,
+        expectation=expectation_for(agent, settings, expected_override) if mrcr else None,
+        response_stats=length_from_metrics(metrics),
+        aggregate_path=task.aggregate_path if task.aggregate_path.is_file() else None,
+        results_present=present,
+        scores=list(iter_scores(load_results(task.results_path))) if present and not mrcr else None,
+        gym_pin=pin,
+        gym_pin_source=pin_source,
+        gym_version=gym_version(task.gym_versions),
+    )
+
+
+def validate_task(task: Any, expected_override: int | None = None) -> TaskReport:
+    """Every rule on one TaskRun (evalkit.runs.layout); MRCR gets the full set."""
+    from evalkit.runs.run import as_run
+
+    task = as_run(task)
+    ev = gather(task, expected_override)
+    return TaskReport(task.name, "mrcr" if ev.mrcr else "generic", run_rules(ev))
 
 
 def validate_path(path: str | Path, expected_override: int | None = None) -> list[TaskReport]:
@@ -278,11 +202,10 @@ def report_document(reports: Sequence[TaskReport]) -> dict[str, Any]:
             if several:
                 doc["task"] = report.task
             checks.append(doc)
-    document: dict[str, Any] = {
+    return {
         "verdict": worst(r.verdict for r in reports),
         "checks": checks,
+        "tasks": [
+            {"task": r.task, "benchmark": r.benchmark, "verdict": r.verdict} for r in reports
+        ],
     }
-    document["tasks"] = [
-        {"task": r.task, "benchmark": r.benchmark, "verdict": r.verdict} for r in reports
-    ]
-    return document

@@ -19,8 +19,11 @@ references/run-validation.md, and give a verdict:
               responses, conflicting records, tampered aggregate, pre_cmd failure)
 
 MRCR tasks get every check (rollout-count, duplicates, truncation, prefix-gate,
-output-limit, aggregate-agreement, gym-pin, pre-cmd, preemption, log-errors); other
-tasks a minimal set (results-file, score, output-limit, log-errors).
+output-limit, aggregate-agreement, gym-pin, pre-cmd, preemption, log-errors,
+http-retries); other tasks results-file, score, output-limit, log-errors, and pre-cmd,
+http-retries and preemption when they have the client or server log those read.
+The rules are documented in references/run-validation.md; `evalkit status` runs the
+same ones on a growing run.
 """
 EXAMPLES = """\
   evalkit validate runs/20261130_101500-0123456789abcdef/nemo_gym.0

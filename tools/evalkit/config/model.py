@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from evalkit.benchmarks.mrcr.variants import Variant, variant_for_config_path
 from evalkit.config.command import ServeFlags, resolved_command
 from evalkit.config.groups import merge
 from evalkit.config.interpolation import resolved_view
 from evalkit.config.yamldoc import Path, YamlDoc, format_path
-from evalkit.mrcr.variants import Variant, variant_for_config_path
 
 MISSING = "???"
 GYM_PARAM_KEYS = ("data_prep_params", "collect_rollout_params", "common_params")

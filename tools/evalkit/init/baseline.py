@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from evalkit.checkpoint import load_checkpoint
 from evalkit.config.command import ServeFlags
+from evalkit.config.textedit import Doc
 from evalkit.errors import InputError
 from evalkit.init import CHECKPOINT_FACT, Result, require_checkpoint_dir
 from evalkit.init.catalog import Output
@@ -25,7 +26,6 @@ from evalkit.init.render import (
     server_load,
     write_topology,
 )
-from evalkit.init.textedit import Doc
 
 NEEDED = ("checkpoint_path", "served_model_name", "gpu_mem_gib")
 

@@ -10,7 +10,7 @@ quoted, where an env var must live, the Gym bootstrap) are kept.
 
 from __future__ import annotations
 
-from evalkit.init.textedit import Doc
+from evalkit.config.textedit import Doc
 
 ADAPTER = ("evaluation", "nemo_evaluator_config", "target", "api_endpoint", "adapter_config")
 PARAMS = ("evaluation", "nemo_evaluator_config", "config", "params")

@@ -1,7 +1,7 @@
 """Checkpoint + facts -> the values init writes, each with the reason it has that value.
 
 Every number comes from the code `evalkit size` and preflight use (evalkit.sizing.plan,
-evalkit.checkpoint, evalkit.mrcr.variants); this module only chooses the inputs (nodes,
+evalkit.checkpoint, evalkit.benchmarks.mrcr.variants); this module only chooses the inputs (nodes,
 load, length) and records where each value came from.
 """
 
@@ -10,8 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from evalkit.benchmarks.mrcr.variants import (
+    GOLDEN_MAX_MODEL_LEN_1M,
+    VARIANTS,
+    Variant,
+    largest_fitting,
+)
 from evalkit.checkpoint import MOE_KEYS, Checkpoint, context_source
-from evalkit.mrcr.variants import GOLDEN_MAX_MODEL_LEN_1M, VARIANTS, Variant, largest_fitting
 from evalkit.sizing import GIB, SizePlan, SizeRequest, plan
 
 VLLM_DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # vLLM's own default when the flag is absent

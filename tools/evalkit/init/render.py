@@ -8,10 +8,10 @@ from typing import Any
 
 from evalkit.checkpoint import Checkpoint
 from evalkit.config.command import ServeFlags
+from evalkit.config.textedit import Doc, EditError
 from evalkit.init import comments
 from evalkit.init.catalog import Output, Task, recipe_fragment
 from evalkit.init.derive import Derivation, derive
-from evalkit.init.textedit import Doc, EditError
 
 NOTE = "init: "
 CMD = ("deployment", "command")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import msgspec
 
+from evalkit.benchmarks.mrcr.leaks import leaked_reasoning
 from evalkit.checks import validate as v
 from evalkit.errors import InputError
 from evalkit.inputs import MAX_LINE_BYTES
@@ -19,7 +20,7 @@ from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them 
     read_run_sub,
     walltime_from_run_sub,
 )
-from evalkit.runs.rollouts import decode_line, describe_decode_error
+from evalkit.runs.rollouts import decode_line, describe_decode_error, join_message_text
 from evalkit.runs.tail import Tail
 
 
@@ -37,6 +38,7 @@ class RolloutTally:
     conflicting: int = 0
     matched: int = 0
     matched_of: int = 0
+    reasoning_leaks: int = 0  # every record, as validate's pass and regrade count them
     agent: str | None = None
     _seen: dict[tuple[int, int], tuple[float | None, int]] = field(default_factory=dict)
 
@@ -58,6 +60,8 @@ class RolloutTally:
         details = resp.incomplete_details if resp is not None else None
         if details is not None and details.reason is not None:
             self.incomplete += 1
+        if resp is not None and resp.output:
+            self.reasoning_leaks += leaked_reasoning(join_message_text(resp.output))
         if self.agent is None and rec.agent_ref is not None and rec.agent_ref.name:
             self.agent = rec.agent_ref.name
         task = rec._ng_task_index if rec._ng_task_index is not None else line_no - 1

@@ -32,6 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.checks import validate as v
+from evalkit.checks.evidence import MIN_SAMPLE, Evidence, RolloutFacts  # noqa: F401
+from evalkit.checks.rule import RESUME, STOP, WATCH, status_action
+from evalkit.checks.runner import run_rules
 from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them from here)
     chain_end,
     job_start,
@@ -54,12 +57,8 @@ STARTING, RUNNING, FINISHED, FAILED, STOPPED = (
 )
 ENDED = (FINISHED, FAILED, STOPPED)
 
-# What a warning asks for. Only STOP makes `evalkit status` exit 1.
-STOP, WATCH, RESUME = "stop", "watch", "resume"
-
-# Share checks wait for this many rollouts (or the whole canary if smaller): with the
-# golden run's 0.55 prefix share, 20 rollouts fall under the 0.25 bar with p < 0.002.
-MIN_SAMPLE = 20
+# What a warning asks for (STOP, WATCH, RESUME: checks.rule.STATUS_ACTION for a rule's
+# result). Only STOP makes `evalkit status` exit 1.
 RATE_WINDOW = 600.0  # seconds of refresh history behind "the recent rate"
 STALE_AFTER = 1200.0  # no file in the task changed for this long: the job is not running
 
@@ -199,21 +198,16 @@ class TaskMonitor:
 
     def refresh(self, now: float) -> TaskStatus:
         from evalkit.benchmarks import is_mrcr
-        from evalkit.benchmarks.mrcr.variants import AGENTS, GYM_PIN, VARIANTS
 
         settings = read_run_settings(self.task)
         mrcr = is_mrcr(self.task)
         self._follow_logs()
-        client, server = self._scans("client-"), self._scans("server-")
         notes: list[str] = []
-        checks: list[v.Check] = []
 
         if mrcr:
             self._read_rollouts()
             done: int | None = self.tally.unique
-            expectation = v.expectation_for(
-                self.tally.agent, settings, self.expected_override, VARIANTS, AGENTS
-            )
+            expectation = v.expectation_for(self.tally.agent, settings, self.expected_override)
             finished = self.task.aggregate_path.is_file()
         else:
             done = progress_count(self.task)
@@ -235,36 +229,15 @@ class TaskMonitor:
         out_of_time = left is not None and left <= 0
         ended_by = None if finished else chain_end(self._log_dir(), start)
 
-        # -- warnings from validate's checks
-        if mrcr:
-            pin = settings.gym_commit or GYM_PIN
-            pin_source = "install_on_the_fly.commit" if settings.gym_commit else "evalkit GYM_PIN"
-            pending = any(f.banner_pending for f in self.logs.values())
-            judged = done or any(s.commits for s in client) or stale or out_of_time or ended_by
-            if client and judged and not pending:
-                checks.append(v.check_gym_pin(client, pin, pin_source))
-            checks.append(v.check_duplicates(self.tally.duplicates, self.tally.conflicting))
-            need = min(MIN_SAMPLE, expected) if expected else MIN_SAMPLE
-            if self.tally.records >= need or (finished and self.tally.records):
-                share = (
-                    self.tally.matched / self.tally.matched_of if self.tally.matched_of else None
-                )
-                checks.append(v.check_prefix_gate(share))
-                checks.append(self._output_limit(finished))
-            else:
-                notes.append(
-                    f"prefix-gate and output-limit wait for {need} rollouts "
-                    f"({self.tally.records} so far)"
-                )
-        if client:
-            checks.append(v.check_pre_cmd(client))
-            checks.append(v.check_http_retries(client))
-        if server:
-            checks.append(v.check_preemption(server))
-        if client or server:
-            checks.append(v.check_log_errors(self._scans(None)))
-        if finished and mrcr:
-            checks.append(v.check_rollout_count(done or 0, expectation))
+        # -- warnings: validate's rules on what is written so far
+        quiet = stale or out_of_time or ended_by is not None
+        ev = self._evidence(settings, mrcr, finished, expectation, quiet)
+        checks = run_rules(ev)
+        if mrcr and not ev.sample_ready():
+            notes.append(
+                f"prefix-gate and output-limit wait for {ev.sample_needed()} rollouts "
+                f"({self.tally.records} so far)"
+            )
         warnings = [_warning(c, self.task) for c in checks if c.status != v.PASS]
 
         # -- state
@@ -325,15 +298,43 @@ class TaskMonitor:
             path=str(self.task.task_dir),
         )
 
-    def _output_limit(self, finished: bool) -> v.Check:
-        """As validate: the evaluator's response_stats once written, else the rollouts."""
-        if finished and self.task.metrics_path.is_file():
+    def _evidence(self, settings, mrcr, finished, expectation, quiet) -> Evidence:
+        """What the rules read, from the tallies kept so far (no file read twice)."""
+        response_stats = None
+        if finished and self.task.metrics_path.is_file():  # as validate, once written
             from evalkit.inputs import load_json
 
-            counted = v.length_from_metrics(load_json(self.task.metrics_path))
-            if counted is not None:
-                return v.check_output_limit(*counted, "eval_factory_metrics.json response_stats")
-        return v.check_output_limit(self.tally.incomplete, self.tally.records, "rollouts so far")
+            response_stats = v.length_from_metrics(load_json(self.task.metrics_path))
+        t = self.tally
+        facts = RolloutFacts(
+            unique=t.unique,
+            records=t.records,
+            duplicates=t.duplicates,
+            conflicting=t.conflicting,
+            incomplete=t.incomplete,
+            prefix_share=t.matched / t.matched_of if t.matched_of else None,
+            agent=t.agent,
+            reasoning_leaks=t.reasoning_leaks,
+        )
+        pin, pin_source = v.gym_pin_of(settings)
+        return Evidence(
+            mrcr=mrcr,
+            is_gym=self.task.is_gym,
+            growing=True,
+            finished=finished,
+            client=self._scans("client-"),
+            server=self._scans("server-"),
+            other_logs=[
+                s for s in self._scans(None) if not s.name.startswith(("client-", "server-"))
+            ],
+            rollouts=facts if mrcr else None,
+            expectation=expectation,
+            response_stats=response_stats,
+            gym_pin=pin,
+            gym_pin_source=pin_source,
+            banner_pending=any(f.banner_pending for f in self.logs.values()),
+            quiet=quiet,
+        )
 
     def _rate(
         self, now: float, done: int | None, start: float | None
@@ -356,18 +357,18 @@ def _nel(task: TaskRun, verb: str) -> str:
 
 
 def _warning(check: v.Check, task: TaskRun) -> EarlyWarning:
-    if check.status == v.FAIL and check.kind == v.INVALID:
+    """A rule's result as advice: the action comes from checks.rule.STATUS_ACTION."""
+    kind = status_action(check)
+    if kind == STOP:
         action = (
             f"stop: the score will not be usable; kill the job ({_nel(task, 'kill')}), fix "
             "the cause and relaunch"
         )
-        return EarlyWarning(check.id, check.message, action, STOP)
-    if check.status == v.FAIL:  # incomplete: only rollout-count on a finished run
+    elif kind == RESUME:  # incomplete: only rollout-count on a finished run
         action = f"resume: {_nel(task, 'resume')}, then run `evalkit validate` again"
-        return EarlyWarning(check.id, check.message, action, RESUME)
-    return EarlyWarning(
-        check.id, check.message, "let it run: read the lines quoted before quoting a score", WATCH
-    )
+    else:
+        action = "let it run: read the lines quoted before quoting a score"
+    return EarlyWarning(check.id, check.message, action, kind)
 
 
 def _after_the_end(warning: EarlyWarning) -> EarlyWarning:

@@ -19,9 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.benchmarks.mrcr.aggregate import MrcrAggregate, recompute
+from evalkit.benchmarks.mrcr.aggregate import (
+    MrcrAggregate,
+    compare_metrics,
+    read_aggregate_entries,
+    recompute,
+    select_agent,
+)
 from evalkit.benchmarks.mrcr.grading import grade
-from evalkit.benchmarks.mrcr.leaks import leaked_reasoning
+from evalkit.benchmarks.mrcr.leaks import leak_reading, leaked_reasoning
 from evalkit.errors import InputError
 from evalkit.runs.rollouts import ScanStats, iter_raw_lines, to_rollout
 
@@ -254,3 +260,53 @@ class _StoredView:
         if name == "prefix_matched":
             return self._r.stored_prefix_matched
         return getattr(self._r, name)
+
+
+def regrade_document(result: RegradeResult, aggregate_path: Path | None) -> tuple[dict, int]:
+    """The regrade document and its exit code: 1 on a reward mismatch, an aggregate that
+    disagrees, a truncated last line or conflicting duplicates, else 0."""
+
+    agg = result.aggregate
+    # a re-run rollout may differ in its stored reward or in its response: count either
+    conflicts = max(agg.conflicting_duplicates, result.stored.conflicting_duplicates)
+    agrees, diffs, agent = None, [], None
+    if aggregate_path is not None:
+        wanted = result.agents[0] if len(result.agents) == 1 else None
+        agent, metrics = select_agent(
+            read_aggregate_entries(aggregate_path), wanted, aggregate_path
+        )
+        diffs = compare_metrics(agg.gym_metrics(), metrics)
+        agrees = not diffs
+    doc = {
+        "rollouts": agg.rollouts,
+        "duplicates": agg.duplicates,
+        "truncated_lines": int(result.stats.truncated_last_line),
+        "pass_at_1": agg.pass_at_1,
+        "strata": agg.strata,
+        "prefix_matched": agg.prefix_matched,
+        "reward_mismatches": result.reward_mismatches,
+        "aggregate_agrees": agrees,
+        "conflicting_duplicates": conflicts,
+        "mean_reward": agg.mean_reward,
+        "rollouts_per_task": agg.max_rollouts_per_task,
+        "pass_at_1_avg_of_k": agg.pass_at_1_avg_of_k,
+        "stored_pass_at_1": result.stored.pass_at_1,
+        "flags": result.flags,
+        "reasoning_leak": leak_reading(
+            result.flags.get("reasoning_leak", 0), agg.rollouts + agg.duplicates
+        ),
+        "mismatch_examples": result.mismatch_examples,
+        "aggregate_diffs": diffs[:10],
+        "agent": agent or (result.agents[0] if len(result.agents) == 1 else None),
+        "rollouts_file": str(result.path),
+        "aggregate_file": None if aggregate_path is None else str(aggregate_path),
+        "lines": result.stats.lines,
+        "blank_lines": result.stats.blank_lines,
+    }
+    failed = (
+        result.reward_mismatches > 0
+        or agrees is False
+        or result.stats.truncated_last_line
+        or conflicts > 0
+    )
+    return doc, 1 if failed else 0

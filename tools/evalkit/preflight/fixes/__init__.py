@@ -2,7 +2,7 @@
 
 A fixer module has a docstring (what it changes, when it refuses) and one function
 decorated with `@fixer("NELxxx")`. The function gets the text being edited (an
-evalkit.init.textedit.Doc), one rule hit and the rule context, edits the Doc in place
+evalkit.config.textedit.Doc), one rule hit and the rule context, edits the Doc in place
 and returns True, or returns False and leaves the Doc alone when the fix is not certain.
 The engine (engine.py) re-checks the text after every fix, so a fixer handles one hit.
 """

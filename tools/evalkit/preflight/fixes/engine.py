@@ -1,7 +1,7 @@
 """Apply fixers to one config's text until no fixable finding is left.
 
 Each round re-parses the current text, runs the rules that have a fixer, and lets the
-first fixer that accepts a hit edit the text (evalkit.init.textedit.Doc keeps every line
+first fixer that accepts a hit edit the text (evalkit.config.textedit.Doc keeps every line
 the fix does not own). A hit a fixer refused is not offered again, so the loop ends; a
 fix whose result no longer parses is undone. The remaining findings are those of the
 final text, every rule included.
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 from evalkit.config import build_config
 from evalkit.config.interpolation import launch_environment
+from evalkit.config.textedit import Doc
 from evalkit.config.yamldoc import format_path
 from evalkit.errors import EvalkitError
 from evalkit.findings import Finding
-from evalkit.init.textedit import Doc
 from evalkit.preflight import suppress
 from evalkit.preflight.context import Context
 from evalkit.preflight.fixes import all_fixers

@@ -10,7 +10,7 @@ or not a block mapping, and for the other rejected keys (`cluster:`,
 `deployment.multiple_instances`, ...), whose right place depends on intent.
 """
 
-from evalkit.init.textedit import yaml_scalar
+from evalkit.config.textedit import yaml_scalar
 from evalkit.preflight.fixes import fixer
 from evalkit.preflight.fixes.blocks import addable, block_mapping
 

@@ -8,7 +8,7 @@ commit they meant.
 
 import re
 
-from evalkit.mrcr.variants import GYM_PIN
+from evalkit.benchmarks.mrcr.variants import GYM_PIN
 from evalkit.preflight.fixes import fixer
 
 KNOWN_PINS = (GYM_PIN,)

@@ -24,7 +24,7 @@ collect_rollout_params: >-
 The same `benchmarks/mrcr/<config>` in both strings.
 """
 
-from evalkit.mrcr.variants import VARIANTS
+from evalkit.benchmarks.mrcr.variants import VARIANTS
 from evalkit.preflight.registry import Hit, rule
 
 

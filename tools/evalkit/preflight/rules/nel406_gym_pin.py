@@ -26,7 +26,7 @@ install_on_the_fly:
 
 import re
 
-from evalkit.mrcr.variants import GYM_PIN
+from evalkit.benchmarks.mrcr.variants import GYM_PIN
 from evalkit.preflight.registry import Hit, rule
 
 FULL_SHA = re.compile(r"[0-9a-f]{40}")

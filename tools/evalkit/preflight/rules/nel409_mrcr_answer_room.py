@@ -20,7 +20,7 @@ command: vllm serve /checkpoint --max-model-len 1048576
 `--max-model-len 1100000` for the 1M variant.
 """
 
-from evalkit.mrcr.variants import ANSWER_ROOM_TOKENS
+from evalkit.benchmarks.mrcr.variants import ANSWER_ROOM_TOKENS
 from evalkit.preflight.registry import Hit, rule
 
 

@@ -36,7 +36,7 @@ The largest variant within the documented context: `config_n3_1m.yaml` for a 1M 
 that exceeds `max_position_embeddings`), `config_n3_128k.yaml` otherwise.
 """
 
-from evalkit.mrcr.variants import CHOOSABLE, VARIANTS, largest_fitting
+from evalkit.benchmarks.mrcr.variants import CHOOSABLE, VARIANTS, largest_fitting
 from evalkit.preflight.registry import Hit, rule
 from evalkit.preflight.rules.nel302_long_context_override import long_override_set
 

@@ -28,7 +28,7 @@ checkpoint configured for less than 182,496 tokens, `--max-model-len 182496` wit
 `VLLM_ALLOW_LONG_MAX_MODEL_LEN: lit:1`).
 """
 
-from evalkit.mrcr.variants import VARIANTS, serving_length
+from evalkit.benchmarks.mrcr.variants import VARIANTS, serving_length
 from evalkit.preflight.registry import Hit, rule
 from evalkit.preflight.rules.nel302_long_context_override import long_override_set
 

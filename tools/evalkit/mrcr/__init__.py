@@ -1,1 +1,0 @@
-"""Old home of the MRCR benchmark, now `evalkit.benchmarks.mrcr`."""
