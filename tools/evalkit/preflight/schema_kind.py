@@ -37,6 +37,8 @@ def not_nel_reason(data: Mapping) -> str | None:
     """Why this mapping is no nel config at all (no nel section, not nel-next), or None."""
     if not isinstance(data, Mapping) or is_nel_next(data) or any(k in data for k in NEL_KEYS):
         return None
+    if foreign_resolvers(data):  # another tool's config carrying a nel one: NEL012 says so
+        return None
     reason = f"not a nel config: it has none of nel's top-level keys ({', '.join(NEL_KEYS)})"
     if HF_CONFIG_KEYS & set(data):
         reason += "; it looks like a model's config.json: pass its directory as --checkpoint DIR"
