@@ -4,7 +4,7 @@ The `nemo-gym` source distribution in the package index carries the MRCR resourc
 (`resources_servers/mrcr/app.py`), its example rollouts and the metric code
 (`nemo_gym/reward_profile.py`). The test downloads it once (`pip download nemo-gym==0.7.0
 --no-deps --no-binary :all:`; `--ignore-requires-python` because 0.7.0 declares Python >=
-3.13.14 while the suite runs on 3.11) into a cache beside the test venv, or into
+3.13.14 while the suite runs on 3.11) into ~/.cache/evalkit-tests/oracles, or into
 $EVALKIT_GYM_SDIST_DIR. Only module sources are loaded, by path: the packages they import
 for other functions (pandas, scipy, wandb, orjson, Gym's server, CLI and config modules) are
 replaced by empty stand-ins, and nothing from the sdist is installed.

@@ -10,7 +10,7 @@ MLA page `block_size * head_size * dtype_size` (one latent, no V), and per GPU
 `ModelConfig.get_num_kv_heads` keeps `max(1, total_kv_heads // tp)` heads (MLA: 1).
 
 The test downloads the v0.26.0 wheel once (`pip download vllm==0.26.0 --no-deps
---only-binary :all:`, about 300 MB) into the cache beside the test venv (or
+--only-binary :all:`, about 300 MB) into ~/.cache/evalkit-tests/oracles (or
 $EVALKIT_VLLM_WHEEL_DIR), reads those two modules out of it and runs them with empty
 stand-ins for torch, transformers and the rest of vLLM. Nothing is installed or imported
 from CUDA code. Configs are the attention shapes of the families the skill names (model

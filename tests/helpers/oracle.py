@@ -68,7 +68,9 @@ def stand_ins(names: Iterable[str], restore: Iterable[str] = ()) -> Iterator[Non
 
 def cache_dir(env_var: str) -> Path:
     chosen = os.environ.get(env_var)
-    path = Path(chosen) if chosen else Path(sys.prefix) / "evalkit-test-cache"
+    # Outside the clone and its venv, so a fresh clone (as CI makes) reuses the downloads.
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    path = Path(chosen) if chosen else cache / "evalkit-tests" / "oracles"
     path.mkdir(parents=True, exist_ok=True)
     return path
 
