@@ -150,6 +150,31 @@ def test_structured_forms():
     assert redact_data({"HF_TOKEN": value, "n": 1}) == {"HF_TOKEN": "<redacted:HF_TOKEN>", "n": 1}
 
 
+def test_values_that_only_look_like_references_are_still_secrets():
+    # A bare run of capitals or digits under a secret name is a value, not a variable name;
+    # a number is a count only under a name ending in TOKEN(S). Found in review.
+    for line in (
+        "HF_TOKEN=ABCDEF123SECRET",
+        "api_key: NVAPIKEYUPPERCASE1234",
+        "WANDB_API_KEY=0123456789",
+        "PASSWORD=12345678",
+    ):
+        value = line.split("=" if "=" in line else ": ", 1)[1]
+        assert value not in redact_text(line), line
+    for harmless in ("HF_TOKEN: HF_TOKEN", "api_key: NGC_API_KEY", "kv_bytes_per_token: 123"):
+        assert redact_text(harmless) == harmless
+
+
+def test_a_header_credential_is_redacted_to_the_end_of_the_line():
+    assert redact_text("Authorization: Token abcdefghijk") == (
+        "Authorization: <redacted:Authorization>"
+    )
+    assert redact_text('"Authorization": "Basic Zm9vOmJhcg==",') == (
+        '"Authorization": "<redacted:Authorization>",'
+    )
+    assert "abc" not in redact_text("Cookie: session=abc; theme=dark")
+
+
 def test_preflight_and_redaction_share_one_name_test(tmp_path):
     # issue 25 item 4: NEL103 and the redaction layer once disagreed on what is secret
     # (preflight matched TOKEN anywhere, so TOKENIZERS_PARALLELISM: lit:false was an error)

@@ -39,11 +39,13 @@ NOT_SECRET_TAILS = frozenset(
 HARMLESS = frozenset(
     {"", "dummy", "none", "null", "empty", "placeholder", "???", "-", "n/a", "true", "false"}
 )
-# host:/runtime: references, $VAR, an already redacted value, an upper-case variable
-# name, or a number (a `*_token` count such as max_new_token: 4096).
-_REFERENCE = re.compile(
-    r"(?:host:|runtime:|\$|<redacted)|[A-Z][A-Z0-9_]{0,63}$|[-+]?[0-9][0-9_.eE+-]*$"
-)
+# host:/runtime: references, $VAR, an already redacted value, or the name of another
+# variable (upper case with an underscore, HF_TOKEN: a bare run of capitals could be a key).
+_REFERENCE = re.compile(r"(?:host:|runtime:|\$|<redacted)|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+# A number is a count, not a secret, only under a name that ends in TOKEN(S): max_tokens,
+# kv_bytes_per_token. PASSWORD=12345678 stays a secret.
+_NUMBER = re.compile(r"[-+]?[0-9][0-9_.eE+-]*$")
+_COUNT_TAILS = frozenset({"TOKEN", "TOKENS"})
 _WORD_SPLIT = re.compile(r"[_.\-]+")
 
 
@@ -58,10 +60,16 @@ def is_secret_name(name: str) -> bool:
     return any(w in SECRET_WORDS for w in words)
 
 
-def is_harmless_value(value: str) -> bool:
-    """True when a value under a secret name is a reference or placeholder, not a secret
-    (`host:HF_TOKEN`, `lit:dummy`, `$HF_TOKEN`, `4096`)."""
+def is_harmless_value(value: str, name: str | None = None) -> bool:
+    """True when a value under the secret name `name` is a reference or placeholder, not a
+    secret (`host:HF_TOKEN`, `lit:dummy`, `$HF_TOKEN`, `HF_TOKEN`; `4096` under a name
+    ending in TOKEN(S), a count)."""
     text = value.strip().rstrip(",;)]}")  # a bare value ends where its JSON or YAML line does
     if text.startswith("lit:"):
         text = text[4:].strip()
-    return text.lower() in HARMLESS or bool(_REFERENCE.match(text))
+    if text.lower() in HARMLESS or _REFERENCE.match(text):
+        return True
+    if _NUMBER.match(text) and name is not None:
+        words = [w for w in _WORD_SPLIT.split(str(name).rsplit(".", 1)[-1].upper()) if w]
+        return bool(words) and words[-1] in _COUNT_TAILS
+    return False

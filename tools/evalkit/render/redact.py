@@ -100,6 +100,16 @@ _FLAG = re.compile(
 )
 
 
+# A header whose whole value is the credential (`Authorization: Token abc`, a cookie): the
+# value runs to the end of the line, scheme word included.
+_HEADER = re.compile(
+    r"(?i)(?<![\w-])(?P<name>(?:proxy-)?authorization|(?:set-)?cookie)"
+    r"(?P<sep>[ \t]{0,8}[:=][ \t]{0,8})"
+    # A quoted value (JSON, YAML) is left to _ASSIGN, which keeps the quotes.
+    r"(?P<value>(?!<redacted)[^\s\"'][^\n]*)"
+)
+
+
 def placeholder(label: str) -> str:
     return f"<redacted:{label}>"
 
@@ -118,7 +128,7 @@ def _assign_sub(match: re.Match[str]) -> str:
         value = groups.get(kind)
         if value is not None:
             break
-    if not is_secret_name(name) or _harmless(value):
+    if not is_secret_name(name) or _harmless(value, name):
         return match.group(0)
     label = name.rsplit(".", 1)[-1].lstrip("+-")
     shown = placeholder(label)
@@ -139,6 +149,9 @@ def redact_text(text: str) -> str:
     upper = text.upper()
     if not any(word in upper for word in _KEYWORDS):
         return text
+    text = _HEADER.sub(
+        lambda m: m.group("name") + m.group("sep") + placeholder(m.group("name")), text
+    )
     text = _ASSIGN.sub(_assign_sub, text)
     return _FLAG.sub(_assign_sub, text)
 
@@ -150,7 +163,7 @@ def redact_data(value: Any, name: str | None = None) -> Any:
     if isinstance(value, (list, tuple)):
         return [redact_data(v, name) for v in value]
     if isinstance(value, str):
-        if name and is_secret_name(name) and not _harmless(value):
+        if name and is_secret_name(name) and not _harmless(value, name):
             return placeholder(name)
         return redact_text(value)
     return value
