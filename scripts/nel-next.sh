@@ -86,6 +86,18 @@ find_python() {
       return
     fi
   done
+  # A pyenv shim of an inactive version does not run: look in pyenv's own versions.
+  local root bare
+  if command -v pyenv >/dev/null 2>&1 && root=$(pyenv root 2>/dev/null); then
+    while read -r bare; do
+      for candidate in "$root/versions/$bare/bin/python3.12" "$root/versions/$bare/bin/python3.13"; do
+        if [ -x "$candidate" ] && python_fits "$candidate"; then
+          printf '%s\n' "$candidate"
+          return
+        fi
+      done
+    done < <(pyenv versions --bare 2>/dev/null)
+  fi
   die "no Python 3.12 or 3.13 on PATH (uv may not download one here): install one, or set NEL_NEXT_PYTHON=/path/to/python3.12"
 }
 

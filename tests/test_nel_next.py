@@ -506,3 +506,24 @@ def test_index_failure_quotes_uv_and_names_the_ways_out(sandbox):
     line = _one_line(failed.stderr)
     assert "could not install nemo-evaluator==0.3.0: error: Failed to fetch" in line
     assert "NEL_NEXT_ORIGIN" in line and "install.log" in line
+
+
+def test_an_inactive_pyenv_shim_is_passed_over_for_pyenvs_own_312(sandbox):
+    # pyenv's `root` and `versions --bare` (pyenv 2.x) reduced to what the script asks; a
+    # shim of an inactive version exits non-zero, as pyenv's does. Stand-ins, not pyenv.
+    real = sandbox.root / "pyenv-root" / "versions" / "3.12.1" / "bin" / "python3.12"
+    real.parent.mkdir(parents=True)
+    real.write_text((sandbox.bin / "python3.12").read_text())
+    real.chmod(0o755)
+    shim = sandbox.bin / "python3.12"
+    shim.write_text("#!/usr/bin/env bash\necho 'pyenv: python3.12: not found' >&2\nexit 127\n")
+    pyenv = sandbox.bin / "pyenv"
+    pyenv.write_text(
+        "#!/usr/bin/env bash\n"
+        f'case "$1" in root) echo "{sandbox.root / "pyenv-root"}";; '
+        'versions) printf "3.11.7\\n3.12.1\\n";; esac\n'
+    )
+    pyenv.chmod(0o755)
+    done = sandbox.run("--setup-only")
+    assert done.returncode == 0, done.stderr
+    assert f"uv venv --quiet --python {real} {sandbox.venv}" in sandbox.calls()
