@@ -102,9 +102,9 @@ def test_alias_bomb_in_a_base64_blob_of_run_sub_is_skipped(run):
 
     blob = base64.b64encode(ALIAS_BOMB.encode()).decode()
     text = f'echo "{blob}" | base64 -d > config_ef.yaml\n'
-    start = time.monotonic()
+    # Bounded means refused before the alias expansion: no time limit needed to see it, as
+    # an unbounded load of this blob would not return at all (memory, then the test timeout).
     assert embedded_configs(text) == []
-    assert time.monotonic() - start < 5
 
 
 @pytest.mark.parametrize(

@@ -18,11 +18,6 @@ from evalkit.secrets import is_secret_name
 SHELL_VAR = re.compile(r"\$?([A-Z_][A-Z0-9_]*)")
 
 
-def secret_named(name: str) -> bool:
-    # whole words only (evalkit.secrets): TOKENIZERS_PARALLELISM is no secret
-    return is_secret_name(name)
-
-
 @fixer("NEL101")
 def fix(doc, hit, ctx):
     path = tuple(hit.path)
@@ -42,7 +37,7 @@ def fix(doc, hit, ctx):
     else:
         written = doc.text[span.start : span.end].strip("'\"")
     var = SHELL_VAR.fullmatch(written)
-    if secret_named(name):
+    if is_secret_name(name):  # whole words: TOKENIZERS_PARALLELISM is no secret
         if not var:
             return False
         new = f"host:{var.group(1)}"
