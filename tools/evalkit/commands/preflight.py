@@ -81,7 +81,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--with-launcher",
         action="store_true",
-        help="also run the real `nel run --dry-run` and check the rendered scripts",
+        help="also run the real `nel run --dry-run` and check the rendered scripts (for a "
+        "nel-next config: nel-next's own dry-run, once scripts/nel-next.sh --setup-only ran)",
     )
     parser.add_argument(
         "--nel",
@@ -199,7 +200,11 @@ def run(args: argparse.Namespace) -> int:
 
         for path in configs:
             if is_nel_next(load(path, options).doc.data):  # NEL011: never the 0.2.6 launcher
-                result = launcher.nel_next_dry_run(path)
+                if args.overrides:
+                    raise UsageError(
+                        f"{path}: a nel-next config takes nel-next's own -O overrides, not -o"
+                    )
+                result = launcher.nel_next_dry_run(path, env=options.env)
                 if result is None:
                     print(
                         f"evalkit preflight: {path} is a nel-next config and no nel-next "

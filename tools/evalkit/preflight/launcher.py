@@ -281,16 +281,25 @@ def dry_run(
     return result
 
 
-def nel_next_dry_run(config: str, timeout: float = 900) -> LauncherResult | None:
+def nel_next_dry_run(
+    config: str, env: dict[str, str] | None = None, timeout: float = 900
+) -> LauncherResult | None:
     """nel-next's own dry-run through scripts/nel-next.sh, or None when its environment is
-    not set up (the wrapper's --which never installs)."""
+    not set up (the wrapper's --which never installs). nel-next expands `${VAR}` from the
+    shell, so `env` (the shell plus the dotenv file, as preflight reads them) is its
+    environment."""
     wrapper = ["bash", str(SKILL_ROOT / "scripts" / "nel-next.sh")]
-    ready = subprocess.run([*wrapper, "--which"], capture_output=True, text=True)
+    try:
+        ready = subprocess.run([*wrapper, "--which"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
     if ready.returncode != 0:
         return None
     command = [*wrapper, "eval", "run", str(Path(config).resolve()), "--dry-run"]
     try:
-        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return LauncherResult(command, 124, "", f"nel-next dry-run timed out after {timeout:.0f} s")
+    except OSError as err:
+        raise UsageError(f"cannot run scripts/nel-next.sh: {err}") from None
     return LauncherResult(command, proc.returncode, proc.stdout, proc.stderr)
