@@ -11,7 +11,8 @@ import time
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalkit.render.redact import SHAPES, is_secret_name, redact_data, redact_text
+from evalkit.render.redact import is_secret_name, redact_data, redact_text
+from evalkit.secrets import SHAPES
 
 from .conftest import MRCR_EXAMPLE, SECRETS, assert_no_secret, snapshot
 

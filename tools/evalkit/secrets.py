@@ -1,4 +1,5 @@
-"""What counts as a secret by its name, and which values under such a name are harmless.
+"""What counts as a secret: by its name, by its shape, and which values under a secret name
+are harmless.
 
 One definition for every reader: preflight's rules (NEL101, NEL103 and the NEL101 fixer)
 and the redaction layer (evalkit.render.redact). It imports nothing of evalkit, so
@@ -8,6 +9,7 @@ either side can use it without reaching up into the other.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # A name is secret when one of its words (split at `_`, `-`, `.`, case-insensitive) is in
 # SECRET_WORDS. The launcher 0.2.6 reads API keys from variables it is told the name of
@@ -73,3 +75,70 @@ def is_harmless_value(value: str, name: str | None = None) -> bool:
         words = [w for w in _WORD_SPLIT.split(str(name).rsplit(".", 1)[-1].upper()) if w]
         return bool(words) and words[-1] in _COUNT_TAILS
     return False
+
+
+# Credential shapes: (label, literal it starts with, pattern, where the format is defined).
+# Each pattern begins with its literal (a fast search) and checks the boundary behind it.
+SHAPES: tuple[tuple[str, str, str, str], ...] = (
+    # Hugging Face user access tokens: "hf_" + 34 letters and digits.
+    (
+        "hf-token",
+        "hf_",
+        r"hf_(?<![A-Za-z0-9]hf_)[A-Za-z0-9]{30,}",
+        "hf.co/docs/hub/security-tokens",
+    ),
+    # NGC personal and service API keys start "nvapi-".
+    ("ngc-api-key", "nvapi-", r"nvapi-(?<![A-Za-z0-9]nvapi-)[\w-]{20,}", "docs.nvidia.com/ngc"),
+    # OpenAI secret keys "sk-", "sk-proj-", "sk-svcacct-"; Anthropic's "sk-ant-" too.
+    ("openai-key", "sk-", r"sk-(?<![\w-]sk-)[\w-]{20,}", "platform.openai.com/docs/api-reference"),
+    # GitHub tokens ghp_ gho_ ghu_ ghs_ ghr_ and fine-grained github_pat_.
+    (
+        "github-token",
+        "gh",
+        r"gh[pousr]_(?<![A-Za-z0-9]gh._)[A-Za-z0-9]{30,}",
+        "github.blog 2021-04-05",
+    ),
+    (
+        "github-token",
+        "github_pat_",
+        r"github_pat_(?<![A-Za-z0-9]github_pat_)\w{22,}",
+        "github.blog",
+    ),
+    # AWS access key ids: AKIA (long-term) or ASIA (temporary) + 16; the secret access key
+    # has no shape of its own and is caught by its name (AWS_SECRET_ACCESS_KEY).
+    (
+        "aws-access-key-id",
+        "A",
+        r"A[KS]IA(?<![A-Z0-9]A.IA)[A-Z0-9]{16}(?![A-Z0-9])",
+        "AWS IAM user guide",
+    ),
+    # Google API keys: "AIza" + 35.
+    (
+        "google-api-key",
+        "AIza",
+        r"AIza(?<![A-Za-z0-9]AIza)[\w-]{35}",
+        "cloud.google.com/docs/authentication/api-keys",
+    ),
+    # Slack tokens xoxb- xoxp- xoxa- xoxr- xoxs-.
+    (
+        "slack-token",
+        "xox",
+        r"xox[abprs]-(?<![A-Za-z0-9]xox.-)[A-Za-z0-9-]{10,}",
+        "api.slack.com/authentication/token-types",
+    ),
+    # JSON Web Tokens: base64url of '{"' is "eyJ"; header.payload.signature (RFC 7519).
+    ("jwt", "eyJ", r"eyJ(?<![\w-]eyJ)[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*", "RFC 7519"),
+    # HTTP bearer and basic credentials (RFC 6750 section 2.1, RFC 7617).
+    ("bearer", "Bearer ", r"(?<=Bearer )[A-Za-z0-9._~+/=-]{8,}", "RFC 6750"),
+    ("basic-auth", "Basic ", r"(?<=Basic )[A-Za-z0-9+/=]{8,}", "RFC 7617"),
+    # The password in a URL's userinfo, scheme://user:password@host (RFC 3986 section 3.2.1).
+    ("url-password", "://", r"(?<=://)[^\s/:@]{1,256}:[^\s/@]{1,256}(?=@)", "RFC 3986"),
+)
+SHAPE_PATTERNS = tuple((label, literal, re.compile(p)) for label, literal, p, _ in SHAPES)
+
+
+def looks_secret(value: Any) -> bool:
+    """True when `value` holds a credential-shaped string."""
+    return isinstance(value, str) and any(
+        literal in value and pattern.search(value) for _, literal, pattern in SHAPE_PATTERNS
+    )

@@ -27,8 +27,7 @@ evaluation:
 """
 
 from evalkit.preflight.registry import Hit, rule
-from evalkit.render.redact import looks_secret
-from evalkit.secrets import is_secret_name
+from evalkit.secrets import is_secret_name, looks_secret
 
 PREFIXES = ("host:", "lit:", "runtime:")
 
