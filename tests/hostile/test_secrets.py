@@ -3,6 +3,7 @@ Markdown), whether it came from a config, an -o override, a --pair, or a run's l
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import string
@@ -253,3 +254,19 @@ def test_shaped_tokens_in_a_config_never_printed(tmp_path_factory, token):
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             main(["preflight", str(cfg), "--format", fmt])
         assert token not in out.getvalue() + err.getvalue()
+
+
+def test_json_output_stays_json_around_secret_named_numbers():
+    # `evalkit size --format json` prints kv_bytes_per_token_per_gpu (a count under a name
+    # with TOKEN in it): the redacting stdout once replaced it bare, comma and all.
+    from evalkit.render.report import write_json
+
+    doc = {"kv_bytes_per_token_per_gpu": 70272.0, "PASSWORD": 12345678, "n": 1}
+    out = io.StringIO()
+    write_json(doc, out)
+    text = "".join(redact_text(line) for line in out.getvalue().splitlines(keepends=True))
+    assert json.loads(text) == {
+        "kv_bytes_per_token_per_gpu": 70272.0,
+        "PASSWORD": "<redacted:PASSWORD>",
+        "n": 1,
+    }

@@ -44,8 +44,8 @@ HARMLESS = frozenset(
 # host:/runtime: references, $VAR, an already redacted value, or the name of another
 # variable (upper case with an underscore, HF_TOKEN: a bare run of capitals could be a key).
 _REFERENCE = re.compile(r"(?:host:|runtime:|\$|<redacted)|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
-# A number is a count, not a secret, only under a name that ends in TOKEN(S): max_tokens,
-# kv_bytes_per_token. PASSWORD=12345678 stays a secret.
+# A number is a count, not a secret, only under a name with the word TOKEN(S): max_tokens,
+# kv_bytes_per_token_per_gpu. PASSWORD=12345678 stays a secret.
 _NUMBER = re.compile(r"[-+]?[0-9][0-9_.eE+-]*$")
 _COUNT_TAILS = frozenset({"TOKEN", "TOKENS"})
 _WORD_SPLIT = re.compile(r"[_.\-]+")
@@ -73,7 +73,7 @@ def is_harmless_value(value: str, name: str | None = None) -> bool:
         return True
     if _NUMBER.match(text) and name is not None:
         words = [w for w in _WORD_SPLIT.split(str(name).rsplit(".", 1)[-1].upper()) if w]
-        return bool(words) and words[-1] in _COUNT_TAILS
+        return any(w in _COUNT_TAILS for w in words)  # kv_bytes_per_token_per_gpu: a count
     return False
 
 

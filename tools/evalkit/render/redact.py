@@ -69,6 +69,8 @@ def _assign_sub(match: re.Match[str]) -> str:
     if value.startswith("lit:"):
         shown = "lit:" + shown
     start, end = match.span(kind)
+    if kind == "bare" and value.endswith(","):  # the comma after a JSON value stays
+        end -= 1
     whole, offset = match.group(0), match.start()
     return whole[: start - offset] + shown + whole[end - offset :]
 
@@ -100,4 +102,9 @@ def redact_data(value: Any, name: str | None = None) -> Any:
         if name and is_secret_name(name) and not _harmless(value, name):
             return placeholder(name)
         return redact_text(value)
+    # A number under a secret name that is no count (PASSWORD: 12345678): a quoted
+    # placeholder here, so the line filter never has to touch a bare JSON value.
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and name and is_secret_name(name) and not _harmless(str(value), name):
+        return placeholder(name)
     return value
