@@ -270,3 +270,8 @@ def test_json_output_stays_json_around_secret_named_numbers():
         "PASSWORD": "<redacted:PASSWORD>",
         "n": 1,
     }
+
+
+def test_a_structure_under_a_secret_name_keeps_its_brackets():
+    for line in ('  "secrets": [\n', '  "client_secret": {\n'):
+        assert redact_text(line) == line

@@ -71,6 +71,8 @@ def is_harmless_value(value: str, name: str | None = None) -> bool:
         text = text[4:].strip()
     if text.lower() in HARMLESS or _REFERENCE.match(text):
         return True
+    if text[:1] in ("[", "{"):  # a JSON/YAML structure opens: its strings are judged one by one
+        return True
     if _NUMBER.match(text) and name is not None:
         words = [w for w in _WORD_SPLIT.split(str(name).rsplit(".", 1)[-1].upper()) if w]
         return any(w in _COUNT_TAILS for w in words)  # kv_bytes_per_token_per_gpu: a count
