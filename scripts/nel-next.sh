@@ -164,9 +164,23 @@ escape = "\x00esc\x00"
 def expand(value):
     if not isinstance(value, str):
         return value
+
+    def one(match):
+        # Set (even to "") wins, then the default; neither stops the load, as in nel-next.
+        name, default = match.group(1), match.group(2)
+        if name in os.environ:
+            return os.environ[name]
+        if default is not None:
+            return default
+        print(
+            f"nel-next.sh: error: ${{{name}}} is not set and has no default "
+            f"(export it, or write ${{{name}:-default}})",
+            file=sys.stderr,
+        )
+        sys.exit(2)
+
     protected = value.replace("$${", escape)
-    out = ref.sub(lambda m: os.environ.get(m.group(1), m.group(2) or ""), protected)
-    return out.replace(escape, "${")
+    return ref.sub(one, protected).replace(escape, "${")
 
 
 def fail(message):

@@ -527,3 +527,16 @@ def test_an_inactive_pyenv_shim_is_passed_over_for_pyenvs_own_312(sandbox):
     done = sandbox.run("--setup-only")
     assert done.returncode == 0, done.stderr
     assert f"uv venv --quiet --python {real} {sandbox.venv}" in sandbox.calls()
+
+
+def test_mlflow_push_stops_on_an_unset_variable_as_nel_next_does(sandbox):
+    # nel-next's _expand_env (config/eval_config.py, 0.3.0) raises for ${VAR} unset with no
+    # default; connecting as "@host" instead would pick the local user silently.
+    cfg, _ = _push_setup(sandbox)
+    refused = sandbox.run(
+        "mlflow-push", "-r", "run42", "-c", str(cfg),
+        extra_env={"MLFLOW_TRACKING_URI": "http://m:5000"},
+    )  # fmt: skip
+    assert refused.returncode == 2
+    assert "${PUSH_USER} is not set and has no default" in refused.stderr
+    assert not any(c.startswith(("ssh", "rsync")) for c in sandbox.calls())
