@@ -42,16 +42,21 @@ def row_label(row: dict[str, Any]) -> str:
 # ---- the forest plot -----------------------------------------------------------------------
 
 
-def x_limits(rows: list[dict[str, Any]]) -> tuple[float, float]:
-    """A symmetric axis around zero holding every delta, interval end and -margin with
-    room to spare, so no mark sits on the frame (a zero-width interval at 0 included)."""
+def _reach(rows: list[dict[str, Any]]) -> float:
+    """The largest distance from zero of any delta, interval end or -margin (1 if none)."""
     values = [0.0]
     for row in rows:
         values.append(row.get("delta"))
         values.extend(row.get("ci95") or [])
         margin = row.get("margin")
         values.append(-margin if finite(margin) else None)
-    reach = max(abs(v) for v in values if finite(v)) or 1.0
+    return max(abs(v) for v in values if finite(v)) or 1.0
+
+
+def x_limits(rows: list[dict[str, Any]]) -> tuple[float, float]:
+    """A symmetric axis around zero holding every delta, interval end and -margin with
+    room to spare, so no mark sits on the frame (a zero-width interval at 0 included)."""
+    reach = _reach(rows)
     return -1.15 * reach, 1.15 * reach
 
 
@@ -118,13 +123,7 @@ PLOT_WIDTH = 41  # characters of the text plot's axis; odd, so zero has a middle
 def forest_text(rows: list[dict[str, Any]], width: int = PLOT_WIDTH) -> str:
     """The forest plot in characters: `o` the delta, `=` its 95 % interval, `|` zero, `!`
     the -margin; one row per task on a shared symmetric scale (points)."""
-    values = [0.0]
-    for row in rows:
-        values.append(row.get("delta"))
-        values.extend(row.get("ci95") or [])
-        margin = row.get("margin")
-        values.append(-margin if finite(margin) else None)
-    scale = max(abs(v) for v in values if finite(v)) or 1.0
+    scale = _reach(rows)
     half = width // 2
 
     def column(x: float) -> int:
