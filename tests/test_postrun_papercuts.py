@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.benchmarks.mrcr.leaks import LEAK_WARN_ABOVE, leak_reading
-from evalkit.checks.validate import FAIL, PASS, WARN, check_prefix_gate
+from evalkit.checks.model import FAIL, PASS, WARN
+from evalkit.checks.rules.prefix_gate import check_prefix_gate
 from evalkit.comparison import trust
 from helpers.rungen import add_deployment, make_items, write_mrcr_run
 

@@ -14,21 +14,41 @@ from pathlib import Path
 import pytest
 
 from evalkit.benchmarks.mrcr.variants import GYM_PIN
-from evalkit.checks import validate as v
+from evalkit.checks.model import (
+    INCOMPLETE,
+    INVALID,
+    Expectation,
+    expected_rollouts,
+    failed,
+    passed,
+    verdict,
+    warned,
+    worst,
+)
+from evalkit.checks.rules.aggregate_agreement import check_aggregate
+from evalkit.checks.rules.gym_pin import check_gym_pin
+from evalkit.checks.rules.log_errors import check_log_errors
+from evalkit.checks.rules.output_limit import check_output_limit
+from evalkit.checks.rules.pre_cmd import check_pre_cmd
+from evalkit.checks.rules.preemption import check_preemption
+from evalkit.checks.rules.prefix_gate import check_prefix_gate
+from evalkit.checks.rules.rollout_count import check_rollout_count
+from evalkit.checks.rules.score import check_score
+from evalkit.runs.logscan import scan_log
 from evalkit.runs.settings import embedded_configs, settings_from
 
 # ---------------------------------------------------------------- pure check functions
 
 
 def test_verdict_ranks_invalid_over_incomplete_and_ignores_warnings():
-    ok = v.passed("a", "x")
-    warn = v.warned("b", "x")
-    short = v.failed("c", v.INCOMPLETE, "x")
-    bad = v.failed("d", v.INVALID, "x")
-    assert v.verdict([ok, warn]) == "valid"
-    assert v.verdict([ok, short, warn]) == "incomplete"
-    assert v.verdict([short, bad]) == "invalid"
-    assert v.worst(["valid", "invalid", "incomplete"]) == "invalid"
+    ok = passed("a", "x")
+    warn = warned("b", "x")
+    short = failed("c", INCOMPLETE, "x")
+    bad = failed("d", INVALID, "x")
+    assert verdict([ok, warn]) == "valid"
+    assert verdict([ok, short, warn]) == "incomplete"
+    assert verdict([short, bad]) == "invalid"
+    assert worst(["valid", "invalid", "incomplete"]) == "invalid"
 
 
 @pytest.mark.parametrize(
@@ -44,19 +64,19 @@ def test_verdict_ranks_invalid_over_incomplete_and_ignores_warnings():
     ],
 )
 def test_expected_rollouts(rows, repeats, limit, override, want):
-    got = v.expected_rollouts(rows, "cfg", repeats=repeats, limit=limit, override=override)
+    got = expected_rollouts(rows, "cfg", repeats=repeats, limit=limit, override=override)
     assert (got.count if got else None) == want
 
 
 def test_rollout_count_fewer_is_incomplete_more_is_invalid():
-    exp = v.Expectation(2363, "config_n3_1m.yaml")
-    assert v.check_rollout_count(2363, exp).status == "pass"
-    short = v.check_rollout_count(2362, exp)
+    exp = Expectation(2363, "config_n3_1m.yaml")
+    assert check_rollout_count(2363, exp).status == "pass"
+    short = check_rollout_count(2362, exp)
     assert (short.status, short.kind) == ("fail", "incomplete")
     assert "1 missing" in short.message
-    extra = v.check_rollout_count(2364, exp)
+    extra = check_rollout_count(2364, exp)
     assert (extra.status, extra.kind) == ("fail", "invalid")
-    assert v.check_rollout_count(5, None).status == "warn"
+    assert check_rollout_count(5, None).status == "warn"
 
 
 @pytest.mark.parametrize(
@@ -72,7 +92,7 @@ def test_rollout_count_fewer_is_incomplete_more_is_invalid():
     ],
 )
 def test_prefix_gate_bounds(mean, status):
-    check = v.check_prefix_gate(mean)
+    check = check_prefix_gate(mean)
     assert check.status == status
     if status == "fail":
         assert check.kind == "invalid" and "reasoning leaking" in check.message
@@ -90,7 +110,7 @@ def test_prefix_gate_bounds(mean, status):
     ],
 )
 def test_output_limit_bounds(length, total, status):
-    check = v.check_output_limit(length, total, "test")
+    check = check_output_limit(length, total, "test")
     assert check.status == status
     assert check.kind == ("invalid" if status == "fail" else None)
 
@@ -99,16 +119,16 @@ def test_aggregate_agreement_tolerance_and_missing_keys():
     strata = {"2": 40.0, "4": 30.0, "8": 20.0}
     stored = {"pass@1/accuracy": 30.0 * (1 + 5e-7)}
     stored.update({f"n_needles={k}/pass@1/accuracy": x for k, x in strata.items()})
-    assert v.check_aggregate(stored, 30.0, strata).status == "pass"
+    assert check_aggregate(stored, 30.0, strata).status == "pass"
     assert (
-        v.check_aggregate({**stored, "pass@1/accuracy": 30.0 * (1 + 2e-6)}, 30.0, strata).kind
+        check_aggregate({**stored, "pass@1/accuracy": 30.0 * (1 + 2e-6)}, 30.0, strata).kind
         == "invalid"
     )
     missing = {k: x for k, x in stored.items() if not k.startswith("n_needles=8")}
-    assert "n_needles=8/pass@1/accuracy missing" in v.check_aggregate(missing, 30.0, strata).message
+    assert "n_needles=8/pass@1/accuracy missing" in check_aggregate(missing, 30.0, strata).message
     extra = {**stored, "n_needles=16/pass@1/accuracy": 1.0}
-    assert v.check_aggregate(extra, 30.0, strata).status == "fail"
-    absent = v.check_aggregate(None, None, {})
+    assert check_aggregate(extra, 30.0, strata).status == "fail"
+    absent = check_aggregate(None, None, {})
     assert (absent.status, absent.kind) == ("fail", "incomplete")
 
 
@@ -122,14 +142,14 @@ def test_scan_log_pin_banner_and_patterns():
         "ModuleNotFoundError: No module named 'tiktoken'",
         "Traceback (most recent call last):",
     ]
-    scan = v.scan_log("client-1.log", lines)
+    scan = scan_log("client-1.log", lines)
     assert scan.commits == [(5, GYM_PIN)]
     assert scan.counts == {"pre_cmd": 1, "errors": 1}
-    assert v.check_gym_pin([scan], GYM_PIN, "test").status == "pass"
-    assert v.check_pre_cmd([scan]).kind == "invalid"
-    healthy = v.scan_log("client-1.log", lines[:5])
-    assert v.check_pre_cmd([healthy]).status == "pass"
-    assert v.check_log_errors([healthy]).status == "pass"
+    assert check_gym_pin([scan], GYM_PIN, "test").status == "pass"
+    assert check_pre_cmd([scan]).kind == "invalid"
+    healthy = scan_log("client-1.log", lines[:5])
+    assert check_pre_cmd([healthy]).status == "pass"
+    assert check_log_errors([healthy]).status == "pass"
 
 
 @pytest.mark.parametrize(
@@ -139,13 +159,13 @@ def test_scan_log_pin_banner_and_patterns():
 )
 def test_gym_pin_needs_the_full_pinned_sha(printed):
     lines = ["=== NeMo Gym commit ==="] + ([printed] if printed else [])
-    check = v.check_gym_pin([v.scan_log("client-9.log", lines)], GYM_PIN, "test")
+    check = check_gym_pin([scan_log("client-9.log", lines)], GYM_PIN, "test")
     assert (check.status, check.kind) == ("fail", "invalid")
 
 
 def test_gym_pin_without_banner_or_log_is_invalid():
-    assert v.check_gym_pin([v.scan_log("c.log", ["hello"])], GYM_PIN, "t").kind == "invalid"
-    assert v.check_gym_pin([], GYM_PIN, "t").kind == "invalid"
+    assert check_gym_pin([scan_log("c.log", ["hello"])], GYM_PIN, "t").kind == "invalid"
+    assert check_gym_pin([], GYM_PIN, "t").kind == "invalid"
 
 
 # The old (V0) engine's own warning, vllm/core/scheduler.py (logged every 50th preemption
@@ -159,11 +179,11 @@ V0_PREEMPTED = (
 
 
 def test_preemption_in_old_engine_wording_is_a_warning():
-    scan = v.scan_log("server-1-4100000-0.log", ["INFO ok", V0_PREEMPTED])
-    check = v.check_preemption([scan])
+    scan = scan_log("server-1-4100000-0.log", ["INFO ok", V0_PREEMPTED])
+    check = check_preemption([scan])
     assert check.status == "warn" and "server-1-4100000-0.log:2" in check.message
     assert check.message.startswith("51 vLLM preemption(s)")  # the engine's own total
-    assert v.check_preemption([v.scan_log("s.log", ["Preempted 3 requests"])]).status == "warn"
+    assert check_preemption([scan_log("s.log", ["Preempted 3 requests"])]).status == "warn"
 
 
 def _stats(engine: int, waiting: int, usage: float, preemptions: int = 0) -> str:
@@ -186,14 +206,14 @@ KV_LINES = [  # vllm/v1/core/kv_cache_utils.py, v0.26.0
 
 
 def test_v1_stats_lines_are_summed_with_peak_kv_and_the_fix():
-    first = v.scan_log(
+    first = scan_log(
         "server-0-9-0.log",
         [*KV_LINES, _stats(0, 0, 61.0), _stats(0, 30, 99.8, 3), _stats(1, 12, 97.0, 2)],
     )
-    second = v.scan_log("server-1-9-0.log", [_stats(0, 4, 99.9, 5)])
+    second = scan_log("server-1-9-0.log", [_stats(0, 4, 99.9, 5)])
     assert (first.vllm.preemptions, first.vllm.kv_cache_tokens) == (5, 1_310_720)
     assert first.vllm.concurrency == (1_100_000, 1.19)
-    check = v.check_preemption([first, second])
+    check = check_preemption([first, second])
     assert check.status == "warn"
     assert check.message.startswith("10 vLLM preemption(s)")
     assert "peak GPU KV cache usage 99.9%" in check.message
@@ -202,16 +222,16 @@ def test_v1_stats_lines_are_summed_with_peak_kv_and_the_fix():
 
 
 def test_stats_lines_without_preemptions_pass_and_report_pressure():
-    calm = v.scan_log("server-0-9-0.log", [*KV_LINES, _stats(0, 0, 40.0), _stats(0, 0, 71.5)])
-    check = v.check_preemption([calm])
+    calm = scan_log("server-0-9-0.log", [*KV_LINES, _stats(0, 0, 40.0), _stats(0, 0, 71.5)])
+    check = check_preemption([calm])
     assert check.status == "pass" and "2 vLLM stats lines" in check.message
     assert "peak GPU KV cache usage 71.5%" in check.message
-    full = v.scan_log("server-0-9-0.log", [_stats(0, 0, 60.0), _stats(0, 18, 100.0)])
-    check = v.check_preemption([full])
+    full = scan_log("server-0-9-0.log", [_stats(0, 0, 60.0), _stats(0, 18, 100.0)])
+    check = check_preemption([full])
     assert check.status == "pass" and "18 requests waiting" in check.message
     # `Preemptions: 0` is never printed by v0.26; if some build does, it is no preemption.
-    zero = v.scan_log("s.log", [_stats(0, 0, 50.0).replace("GPU KV", "Preemptions: 0, GPU KV")])
-    assert v.check_preemption([zero]).status == "pass"
+    zero = scan_log("s.log", [_stats(0, 0, 50.0).replace("GPU KV", "Preemptions: 0, GPU KV")])
+    assert check_preemption([zero]).status == "pass"
 
 
 def test_score_check_over_results_yml_scores():
@@ -225,9 +245,9 @@ def test_score_check_over_results_yml_scores():
     }
     scores = list(iter_scores(results))
     assert [(s.key, s.value) for s in scores] == [("gpqa_acc", 61.5), ("g_m_s", None)]
-    assert v.check_score(scores).kind == "invalid"
-    assert v.check_score(scores[:1]).status == "pass"
-    assert v.check_score([]).kind == "incomplete"
+    assert check_score(scores).kind == "invalid"
+    assert check_score(scores[:1]).status == "pass"
+    assert check_score([]).kind == "incomplete"
 
 
 # ------------------------------------------------------------- whole runs via the CLI

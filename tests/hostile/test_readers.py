@@ -333,14 +333,14 @@ def _scans():
     """Every pattern evalkit runs over run.sub, log or script text, with the single-line
     input that is worst for it (a long token of what the pattern repeats)."""
     from evalkit import status
-    from evalkit.checks import validate
+    from evalkit.runs import logscan
     from evalkit.runs.run import checkpoint_mount
     from evalkit.runs.serverlog import VllmLogStats
     from evalkit.runs.settings import embedded_configs
     from evalkit.skillcheck.loader import _DISABLE
 
     def log_scan(text):
-        validate.scan_log("client-0.log", [text])
+        logscan.scan_log("client-0.log", [text])
 
     def server(text):
         VllmLogStats().feed(1, text)
@@ -348,8 +348,8 @@ def _scans():
     return [
         (checkpoint_mount, "a" * TEN_MB),  # 1 MB took > 120 s with the old regex
         (checkpoint_mount, "/ckpt," * (TEN_MB // 6) + ":/checkpoint"),
-        (validate.pre_cmd_failure, "error " * (TEN_MB // 6)),
-        (validate.pre_cmd_failure, "tiktoken" * (TEN_MB // 8)),
+        (logscan.pre_cmd_failure, "error " * (TEN_MB // 6)),
+        (logscan.pre_cmd_failure, "tiktoken" * (TEN_MB // 8)),
         (log_scan, "Traceback " + "e" * TEN_MB),
         (log_scan, "GPU KV cache usage: " + "1." * (TEN_MB // 2)),
         (server, "Maximum concurrency for " + "1," * (TEN_MB // 2)),

@@ -17,46 +17,9 @@ from typing import Any
 
 from evalkit.benchmarks import is_mrcr, rollout_pass
 from evalkit.checks.evidence import Evidence, RolloutFacts
-from evalkit.checks.model import (  # noqa: F401  (status, compare and tests read them here)
-    FAIL,
-    INCOMPLETE,
-    INVALID,
-    PASS,
-    VALID,
-    WARN,
-    Check,
-    Expectation,
-    expected_rollouts,
-    failed,
-    passed,
-    verdict,
-    warned,
-    worst,
-)
-from evalkit.checks.rules import CHECK_IDS  # noqa: F401
-from evalkit.checks.rules.aggregate_agreement import check_aggregate  # noqa: F401
-from evalkit.checks.rules.duplicates import check_duplicates  # noqa: F401
-from evalkit.checks.rules.gym_pin import check_gym_pin  # noqa: F401
-from evalkit.checks.rules.http_retries import check_http_retries  # noqa: F401
-from evalkit.checks.rules.log_errors import check_log_errors  # noqa: F401
-from evalkit.checks.rules.output_limit import check_output_limit  # noqa: F401
-from evalkit.checks.rules.pre_cmd import check_pre_cmd  # noqa: F401
-from evalkit.checks.rules.preemption import check_preemption  # noqa: F401
-from evalkit.checks.rules.prefix_gate import check_prefix_gate  # noqa: F401
-from evalkit.checks.rules.results_file import check_results_file  # noqa: F401
-from evalkit.checks.rules.rollout_count import check_rollout_count  # noqa: F401
-from evalkit.checks.rules.score import check_score  # noqa: F401
-from evalkit.checks.rules.truncation import check_truncation  # noqa: F401
+from evalkit.checks.model import Check, Expectation, expected_rollouts, verdict, worst
 from evalkit.checks.runner import run_rules
-from evalkit.runs.logscan import (  # noqa: F401  (status and tests read them from here)
-    GYM_COMMIT_BANNER,
-    MAX_HITS,
-    SHA_PATTERN,
-    LogScan,
-    pre_cmd_failure,
-    read_log,
-    scan_log,
-)
+from evalkit.runs.logscan import read_log
 from evalkit.runs.results import iter_scores, load_results
 from evalkit.runs.settings import RunSettings
 

@@ -46,7 +46,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from evalkit.checks.validate import VALID, report_document, validate_path
+    from evalkit.checks.model import VALID
+    from evalkit.checks.validate import report_document, validate_path
     from evalkit.render.report import write_json
     from evalkit.render.validate import report_text
 

@@ -11,7 +11,8 @@ from typing import Any
 
 from evalkit.benchmarks import gym_benchmark, is_mrcr, other_score, rollout_pass
 from evalkit.benchmarks.mrcr.variants import agent_of
-from evalkit.checks.validate import FAIL, validate_task
+from evalkit.checks.model import FAIL
+from evalkit.checks.validate import validate_task
 from evalkit.errors import InputError
 from evalkit.runs.results import iter_scores, load_results
 from evalkit.runs.run import Run, as_run

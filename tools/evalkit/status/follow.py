@@ -9,7 +9,6 @@ from pathlib import Path
 import msgspec
 
 from evalkit.benchmarks.mrcr.leaks import leaked_reasoning
-from evalkit.checks import validate as v
 from evalkit.errors import InputError
 from evalkit.inputs import MAX_LINE_BYTES
 from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them from here)
@@ -20,6 +19,7 @@ from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them 
     read_run_sub,
     walltime_from_run_sub,
 )
+from evalkit.runs.logscan import GYM_COMMIT_BANNER, LogScan, scan_log
 from evalkit.runs.rollouts import decode_line, describe_decode_error, join_message_text
 from evalkit.runs.tail import Tail
 
@@ -86,7 +86,7 @@ class LogFollower:
 
     def __init__(self, path: Path) -> None:
         self.tail = Tail(path, line_cap=MAX_LINE_BYTES)
-        self.scans: list[v.LogScan] = []
+        self.scans: list[LogScan] = []
         self.banner_pending = False  # the last line read is the banner; its pin is to come
 
     def refresh(self) -> None:
@@ -107,7 +107,7 @@ class LogFollower:
                     seen += 1
                     yield held.decode("utf-8", errors="replace")
                 held = raw
-            self.banner_pending = held is not None and v.GYM_COMMIT_BANNER.encode() in held
+            self.banner_pending = held is not None and GYM_COMMIT_BANNER.encode() in held
             if self.banner_pending:
                 self.tail.offset -= self.tail.last_length
                 self.tail.line_no -= 1
@@ -115,7 +115,7 @@ class LogFollower:
                 seen += 1
                 yield held.decode("utf-8", errors="replace")
 
-        scan = v.scan_log(self.tail.path.name, texts(), first_line=first)
+        scan = scan_log(self.tail.path.name, texts(), first_line=first)
         if seen:
             self.scans.append(scan)
 

@@ -1,9 +1,7 @@
 """A run that is still being written: its state, progress, time left and early warnings.
 
-A `TaskMonitor` follows one task directory. Each `refresh(now)` reads only what the job
-appended since the previous refresh (`evalkit.runs.tail`), adds it to running tallies,
-and hands counts and log scans to validate's own check functions, so an early warning
-here and a check there are the same code with the same thresholds. Nothing is written.
+A `TaskMonitor` follows one task directory: each `refresh(now)` reads only what was
+appended and runs validate's own rules (`checks.runner`) on the tallies; it writes nothing.
 
 Where the times come from (nel 0.2.6 `run.sub`, `executors/slurm/executor.py`):
 - the walltime is the `#SBATCH --time` line of `run.sub`;
@@ -31,11 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.checks import validate as v
-from evalkit.checks.evidence import MIN_SAMPLE, Evidence, RolloutFacts  # noqa: F401
+from evalkit.checks.evidence import Evidence, RolloutFacts
+from evalkit.checks.model import PASS, Check, Expectation
 from evalkit.checks.rule import RESUME, STOP, WATCH, status_action
 from evalkit.checks.runner import run_rules
-from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them from here)
+from evalkit.checks.validate import expectation_for, gym_pin_of, length_from_metrics, log_files
+from evalkit.runs.jobtimes import (
     chain_end,
     job_start,
     jobs_in_chain,
@@ -44,6 +43,7 @@ from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them 
     walltime_from_run_sub,
 )
 from evalkit.runs.layout import TaskRun, resolve_task_runs
+from evalkit.runs.logscan import LogScan
 from evalkit.runs.settings import read_run_settings
 from evalkit.runs.tail import Tail
 from evalkit.status.follow import LogFollower, RolloutTally
@@ -165,14 +165,14 @@ class TaskMonitor:
 
     def _follow_logs(self) -> None:
         logs_dir = self._log_dir()
-        for path in v.log_files(logs_dir, ""):
+        for path in log_files(logs_dir, ""):
             follower = self.logs.get(path)
             if follower is None:
                 follower = self.logs[path] = LogFollower(path)
             follower.refresh()
 
-    def _scans(self, prefix: str | None) -> list[v.LogScan]:
-        out: list[v.LogScan] = []
+    def _scans(self, prefix: str | None) -> list[LogScan]:
+        out: list[LogScan] = []
         for path, follower in sorted(self.logs.items()):
             if prefix is None or path.name.startswith(prefix):
                 out.extend(follower.scans)
@@ -207,12 +207,12 @@ class TaskMonitor:
         if mrcr:
             self._read_rollouts()
             done: int | None = self.tally.unique
-            expectation = v.expectation_for(self.tally.agent, settings, self.expected_override)
+            expectation = expectation_for(self.tally.agent, settings, self.expected_override)
             finished = self.task.aggregate_path.is_file()
         else:
             done = progress_count(self.task)
             expectation = (
-                v.Expectation(self.expected_override, "--expected")
+                Expectation(self.expected_override, "--expected")
                 if self.expected_override
                 else None
             )
@@ -238,11 +238,11 @@ class TaskMonitor:
                 f"prefix-gate and output-limit wait for {ev.sample_needed()} rollouts "
                 f"({self.tally.records} so far)"
             )
-        warnings = [_warning(c, self.task) for c in checks if c.status != v.PASS]
+        warnings = [_warning(c, self.task) for c in checks if c.status != PASS]
 
         # -- state
         fatal = any(w.kind == STOP for w in warnings) or any(
-            c.id == "log-errors" and c.status != v.PASS for c in checks
+            c.id == "log-errors" and c.status != PASS for c in checks
         )
         if finished:
             state = FINISHED
@@ -304,7 +304,7 @@ class TaskMonitor:
         if finished and self.task.metrics_path.is_file():  # as validate, once written
             from evalkit.inputs import load_json
 
-            response_stats = v.length_from_metrics(load_json(self.task.metrics_path))
+            response_stats = length_from_metrics(load_json(self.task.metrics_path))
         t = self.tally
         facts = RolloutFacts(
             unique=t.unique,
@@ -316,7 +316,7 @@ class TaskMonitor:
             agent=t.agent,
             reasoning_leaks=t.reasoning_leaks,
         )
-        pin, pin_source = v.gym_pin_of(settings)
+        pin, pin_source = gym_pin_of(settings)
         return Evidence(
             mrcr=mrcr,
             is_gym=self.task.is_gym,
@@ -356,7 +356,7 @@ def _nel(task: TaskRun, verb: str) -> str:
     return f"nel {verb} {inv}" if inv else f"nel {verb} <invocation id>"
 
 
-def _warning(check: v.Check, task: TaskRun) -> EarlyWarning:
+def _warning(check: Check, task: TaskRun) -> EarlyWarning:
     """A rule's result as advice: the action comes from checks.rule.STATUS_ACTION."""
     kind = status_action(check)
     if kind == STOP:
