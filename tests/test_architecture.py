@@ -33,6 +33,7 @@ BASE = {
     "findings",
     "checkpoint",
     "secrets",
+    "skillroot",
     "_seqmatch",
 }
 # The two sides never import each other: a run check does not read a config under

@@ -214,7 +214,11 @@ def run(args: argparse.Namespace) -> int:
                     continue
                 print(f"evalkit preflight: running nel-next's dry-run on {path}", file=sys.stderr)
             else:
-                print(f"evalkit preflight: running the launcher dry-run on {path}", file=sys.stderr)
+                which = " ".join(launcher.find_nel(args.nel))
+                print(
+                    f"evalkit preflight: running the launcher dry-run on {path} with {which}",
+                    file=sys.stderr,
+                )
                 result = launcher.dry_run(path, args.overrides, args.nel, env_file=args.env_file)
             findings += check_launcher(path, options, result)
 

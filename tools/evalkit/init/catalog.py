@@ -2,17 +2,16 @@
 
 Templates are read from the skill directory at run time (never copied into the package),
 so init follows whatever the shipped templates say today. The skill directory is
-$EVALKIT_SKILL_DIR (scripts/evalkit sets it), else the source tree this module sits in,
-else the current directory.
+found by evalkit.skillroot (scripts/evalkit names it; a checkout finds itself).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit import skillroot
 from evalkit.errors import InputError
 from evalkit.init.facts import AA, GDPVAL, MRCR, SINGLE
 
@@ -47,17 +46,7 @@ class Task:
 
 
 def skill_dir() -> Path:
-    candidates = []
-    if os.environ.get("EVALKIT_SKILL_DIR"):
-        candidates.append(Path(os.environ["EVALKIT_SKILL_DIR"]))
-    candidates += [Path(__file__).resolve().parents[3], Path.cwd()]
-    for root in candidates:
-        if (root / MRCR_TEMPLATE).is_file():
-            return root
-    raise InputError(
-        "the skill's templates (recipes/examples/) were not found: run `scripts/evalkit init` "
-        "from the skill, or set EVALKIT_SKILL_DIR to the skill directory"
-    )
+    return skillroot.skill_dir(MRCR_TEMPLATE)
 
 
 def _single_tasks(root: Path) -> list[Task]:

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.errors import UsageError
+from evalkit.skillroot import find_skill_file
 
-SKILL_ROOT = Path(__file__).resolve().parents[3]
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 NOISE = (
     "Traceback",
@@ -51,8 +51,8 @@ def find_nel(explicit: str | None) -> list[str]:
         if not Path(explicit).exists() and shutil.which(explicit) is None:
             raise UsageError(f"--nel {explicit}: not found")
         return [explicit]
-    wrapper = SKILL_ROOT / "scripts" / "nel-gym.sh"
-    if wrapper.is_file():
+    wrapper = find_skill_file("scripts/nel-gym.sh")
+    if wrapper is not None:
         return ["bash", str(wrapper)]
     nel = shutil.which("nel")
     if nel is None:
@@ -288,7 +288,10 @@ def nel_next_dry_run(
     not set up (the wrapper's --which never installs). nel-next expands `${VAR}` from the
     shell, so `env` (the shell plus the dotenv file, as preflight reads them) is its
     environment."""
-    wrapper = ["bash", str(SKILL_ROOT / "scripts" / "nel-next.sh")]
+    script = find_skill_file("scripts/nel-next.sh")
+    if script is None:
+        return None
+    wrapper = ["bash", str(script)]
     try:
         ready = subprocess.run([*wrapper, "--which"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
