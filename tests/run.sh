@@ -5,6 +5,8 @@
 # parallel workers, one per core (EVALKIT_TEST_WORKERS=N sets the number; 0 runs them in
 # this process, as `-n 0` does), each test file whole on one worker.
 #
+#   bash tests/run.sh --fast            the edit loop: no real launcher, no slow or network
+#                                       tests (the full run keeps them as the oracle)
 #   bash tests/run.sh --venv            print the test venv's path and exit
 #   bash tests/run.sh --python ARGS     run the test venv's python (benches, generators)
 #
@@ -47,6 +49,11 @@ if [ "${1:-}" = "--python" ]; then
   shift
   exec "$venv/bin/python" "$@"
 fi
+fast=()
+if [ "${1:-}" = "--fast" ]; then
+  shift
+  fast=(-m "not slow and not launcher and not network")
+fi
 export HYPOTHESIS_STORAGE_DIRECTORY="${HYPOTHESIS_STORAGE_DIRECTORY:-$venv/hypothesis}"
 exec "$venv/bin/python" -m pytest -n "${EVALKIT_TEST_WORKERS:-auto}" --dist loadfile \
-  -o cache_dir="$venv/pytest-cache" "$@"
+  -o cache_dir="$venv/pytest-cache" ${fast[@]+"${fast[@]}"} "$@"
