@@ -4,8 +4,9 @@
 
 ROOT/skills/evaluation is `git archive REV` (default HEAD) of this repository: the
 installed copy, no .git, no test venv, and nothing uncommitted. The one departure: this
-folder and its test are left out, since they hold the checkers' expected answers. ROOT/sN/ holds scenario
-N's inputs and an empty out/; ROOT/prompts/sN.txt is the exact prompt for its helper.
+folder and its test are left out, since they hold the checkers' expected answers.
+ROOT/sN/ holds scenario N's inputs and an empty out/; ROOT/prompts/sN.txt is the exact
+prompt for its helper.
 Run directories are generated now, from tests/helpers/rungen.py: a running-path scenario
 (see its manifest) ages from this moment, so lay it out just before its helper starts.
 Grade with check.py ROOT.
@@ -24,7 +25,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from proto_gen import lay_out  # noqa: E402
 from proto_manifest import REPO, load, prompt  # noqa: E402
-
 
 # The answer key stays out of the copy the helpers read.
 HIDDEN = ("tests/evals/protocol", "tests/test_protocol_scenarios.py")

@@ -55,7 +55,9 @@ def vllm_flags(cfg: dict) -> dict:
     """The `vllm serve` flags as bash receives them: a `#` ends the line's words, and in a
     folded block everything after it on the joined line."""
     command = _get(cfg, "deployment.command") or ""
-    words = shlex.split(_resolve(cfg, str(command)), comments=True)
+    # A backslash-newline (a literal block written with continuations) leaves a bare
+    # newline word: bash drops it, so do we.
+    words = [w for w in shlex.split(_resolve(cfg, str(command)), comments=True) if w.strip()]
     flags: dict = {}
     i = 0
     while i < len(words):
