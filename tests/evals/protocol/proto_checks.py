@@ -55,9 +55,11 @@ def vllm_flags(cfg: dict) -> dict:
     """The `vllm serve` flags as bash receives them: a `#` ends the line's words, and in a
     folded block everything after it on the joined line."""
     command = _get(cfg, "deployment.command") or ""
-    # A backslash-newline (a literal block written with continuations) leaves a bare
-    # newline word: bash drops it, so do we.
-    words = [w for w in shlex.split(_resolve(cfg, str(command)), comments=True) if w.strip()]
+    # Backslash-newline joins lines; any other newline ends the command, so only the
+    # line that starts the server carries its flags.
+    lines = _resolve(cfg, str(command)).replace("\\\n", " ").splitlines() or [""]
+    line = next((text for text in lines if "serve" in text.split("#")[0]), lines[0])
+    words = shlex.split(line, comments=True)
     flags: dict = {}
     i = 0
     while i < len(words):
