@@ -166,3 +166,19 @@ def test_skill_is_the_committed_tree(tmp_path):
     for hidden in layout_cli.HIDDEN:  # the checkers' answers are not in the helpers' copy
         assert not (skill / hidden).exists(), hidden
     assert not any(p.name in {".venv", "__pycache__"} for p in skill.rglob("*"))
+
+
+@pytest.mark.launcher
+@pytest.mark.parametrize(
+    "manifest", [m for m in MANIFESTS if m["path"] == "review"], ids=lambda m: m["id"]
+)
+def test_the_real_dry_run_on_each_review_config(manifest, tmp_path):
+    """What the manifest says of the planted config holds for nel 0.2.6's own dry-run:
+    `accepts` means the defects get past it, so only a review finds them."""
+    from helpers.nel import dry_run
+
+    folder = tmp_path / manifest["id"]
+    lay_out(manifest, folder)
+    (item,) = [i for i in manifest["inputs"] if i["to"].startswith("review/")]
+    result = dry_run(folder / item["to"])
+    assert (result.returncode == 0) == (manifest["dry_run"] == "accepts"), result.error

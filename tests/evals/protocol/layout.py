@@ -73,6 +73,13 @@ def main(argv: list[str] | None = None) -> int:
         lay_out(manifest, root / manifest["id"])
         (root / "prompts" / f"{manifest['id']}.txt").write_text(prompt(manifest, root))
         print(f"{manifest['id']}  {manifest['path']:<11} {root / manifest['id']}")
+    if any(m["path"] == "running" for m in manifests):
+        # status calls a run whose files are 20 minutes old stopped (its --stale-after).
+        print(
+            "note: the running-path runs were written now and do not grow; start their "
+            "helpers at once (after about 15 minutes they read as stopped)",
+            file=sys.stderr,
+        )
     return 0
 
 
