@@ -148,7 +148,8 @@ def _check_config(cfg: dict, exp: dict) -> list[Check]:
         tp = _int(flags.get("--tensor-parallel-size"), 1)
         dp = _int(flags.get("--data-parallel-size"), 1)
         pp = _int(flags.get("--pipeline-parallel-size"), 1)
-        gres = str(_get(cfg, "execution.gres") or "")
+        # nel 0.2.6 configs/execution/slurm/default.yaml: gres gpu:8 unless the config says.
+        gres = str(_get(cfg, "execution.gres") or "gpu:8")
         gpus = _int(gres.rsplit(":", 1)[-1])
         ok = tp * dp * pp == exp["gpus_per_node"] == gpus
         add("gpus", ok, f"TP {tp} x DP {dp} x PP {pp}, gres {gres}")
@@ -203,6 +204,9 @@ def _check_config(cfg: dict, exp: dict) -> list[Check]:
         wall = _get(cfg, "execution.walltime")
         ok = isinstance(wall, str) and re.fullmatch(r"(\d+-)?\d+:\d\d:\d\d", wall)
         add("walltime-string", ok, f"{wall!r}")
+    for key, want in exp.get("values", {}).items():
+        got = _get(cfg, key)
+        add(f"value {key}", got == want, f"{got!r}, want {want!r}")
     for flag in exp.get("flags_present", []):
         add(f"flag {flag}", flag in flags, "reaches vllm serve" if flag in flags else "dropped")
     return out
