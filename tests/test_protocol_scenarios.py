@@ -182,3 +182,18 @@ def test_the_real_dry_run_on_each_review_config(manifest, tmp_path):
     (item,) = [i for i in manifest["inputs"] if i["to"].startswith("review/")]
     result = dry_run(folder / item["to"])
     assert (result.returncode == 0) == (manifest["dry_run"] == "accepts"), result.error
+
+
+def test_verdict_words_are_read_as_the_request_spells_them(tmp_path):
+    (manifest,) = load(["s15"])
+    folder = tmp_path / "s15"
+    lay_out(manifest, folder)
+    _write_verdict(folder, {"verdict": " Fail", "cause": "Regression", "reason": "x"})
+    assert all(ok for _, ok, _ in check(manifest, folder))
+    (manifest,) = load(["s12"])
+    folder = tmp_path / "s12"
+    lay_out(manifest, folder)
+    _write_verdict(
+        folder, {"verdict": "let it run", "cancel_command": None, "finishes_in_time": False}
+    )
+    assert all(ok for _, ok, _ in check(manifest, folder))

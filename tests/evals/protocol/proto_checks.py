@@ -223,6 +223,11 @@ def check_config(folder: Path, exp: dict) -> list[Check]:
     return _check_config(cfg, exp)
 
 
+def _word(value):
+    """A verdict word as the request spells it ("Let it run" and "let-it-run" count)."""
+    return re.sub(r"[\s-]+", "_", value.strip().lower()) if isinstance(value, str) else value
+
+
 def _verdict(folder: Path) -> dict | str:
     try:
         doc = json.loads((folder / "out" / "verdict.json").read_text(encoding="utf-8"))
@@ -253,7 +258,7 @@ def check_running(folder: Path, exp: dict) -> list[Check]:
     if isinstance(doc, str):
         return [("deliverable", False, doc)]
     out: list[Check] = []
-    verdict = doc.get("verdict")
+    verdict = _word(doc.get("verdict"))
     out.append(("verdict", verdict in exp["verdict"], f"{verdict}, want {exp['verdict']}"))
     command = doc.get("cancel_command")
     if "stop" in exp["verdict"]:
@@ -272,7 +277,7 @@ def check_gate(folder: Path, exp: dict) -> list[Check]:
     doc = _verdict(folder)
     if isinstance(doc, str):
         return [("deliverable", False, doc)]
-    verdict, cause = doc.get("verdict"), doc.get("cause")
+    verdict, cause = _word(doc.get("verdict")), _word(doc.get("cause"))
     return [
         ("verdict", verdict in exp["verdict"], f"{verdict}, want {exp['verdict']}"),
         ("cause", cause in exp["cause"], f"{cause}, want {exp['cause']}"),
