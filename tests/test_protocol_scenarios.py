@@ -23,7 +23,7 @@ sys.path.insert(0, str(PROTOCOL))
 
 import check as check_cli  # noqa: E402
 import layout as layout_cli  # noqa: E402
-from proto_checks import cancels, check  # noqa: E402
+from proto_checks import CHECKERS, cancels, check  # noqa: E402
 from proto_gen import apply_edits, lay_out, task_dir  # noqa: E402
 from proto_manifest import LAST_LINE, PATHS, PREAMBLE, REPO, input_names, load, prompt  # noqa: E402
 
@@ -43,6 +43,14 @@ def root(tmp_path_factory) -> Path:
 def test_at_least_three_scenarios_per_path():
     for path in PATHS:
         assert sum(m["path"] == path for m in MANIFESTS) >= 3, path
+
+
+@pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)
+def test_manifest_names_everything(manifest):
+    required = {"id", "path", "note", "request", "deliverables", "checker", "expect", "good", "bad"}
+    assert required <= set(manifest), required - set(manifest)
+    assert manifest["checker"].split(":")[0] == "proto_checks.py"
+    assert manifest["checker"].split(":")[1] in CHECKERS
 
 
 @pytest.mark.parametrize("manifest", MANIFESTS, ids=IDS)

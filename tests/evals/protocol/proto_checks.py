@@ -284,14 +284,10 @@ def check_gate(folder: Path, exp: dict) -> list[Check]:
     ]
 
 
-CHECKERS = {
-    "setup-128k": check_config,
-    "setup-1m": check_config,
-    "review": check_config,
-    "running": check_running,
-    "gate": check_gate,
-}
+CHECKERS = {fn.__name__: fn for fn in (check_config, check_running, check_gate)}
 
 
 def check(manifest: dict, folder: Path) -> list[Check]:
-    return CHECKERS[manifest["path"]](folder, manifest["expect"])
+    """Run the checker the manifest names (`proto_checks.py:NAME`) on its folder."""
+    name = manifest["checker"].rsplit(":", 1)[-1]
+    return CHECKERS[name](folder, manifest["expect"])
