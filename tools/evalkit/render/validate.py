@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalkit.render.endings import checked_line, ending, fix_line, quote, run_check_see
+
 MARKS = {"pass": "[ok]  ", "warn": "[warn]", "fail": "[FAIL]"}
 
 
-def report_text(doc: dict[str, Any]) -> str:
+def report_text(doc: dict[str, Any], run: str | None = None) -> str:
     tasks = doc["tasks"]
     checks = iter(doc["checks"])
     pending = next(checks, None)
@@ -24,4 +26,24 @@ def report_text(doc: dict[str, Any]) -> str:
         if len(tasks) > 1:
             lines.append(f"  task verdict: {task['verdict']}")
     lines.append(f"verdict: {doc['verdict']}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + _ending(doc, run)
+
+
+def _ending(doc: dict[str, Any], run: str | None) -> str:
+    """What ran, and per failed check the change to make before validating again."""
+    target = quote(run) if run else "RUN"
+    failed = [c["id"] for c in doc["checks"] if c["status"] == "fail"]
+    warned = [c["id"] for c in doc["checks"] if c["status"] == "warn"]
+    steps = [fix_line(rule_id) for rule_id in dict.fromkeys(failed)]
+    if failed:
+        steps.append(f"then: evalkit validate {target}")
+    else:
+        steps += [
+            f"read {rule_id} before quoting the score (see {run_check_see(rule_id)})"
+            for rule_id in dict.fromkeys(warned)
+        ]
+        steps += [
+            f"evalkit score {target}",
+            f"evalkit compare BASELINE_RUN {target} --margin 1.0 (against its baseline)",
+        ]
+    return ending([checked_line(c["id"] for c in doc["checks"])], steps)
