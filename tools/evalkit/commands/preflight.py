@@ -231,8 +231,37 @@ def run(args: argparse.Namespace) -> int:
 
         write_json(render_sarif(findings, all_rules()))
     else:
-        sys.stdout.write(findings_text(findings) + _suppressed_line(result.counts()))
+        sys.stdout.write(
+            findings_text(findings)
+            + _suppressed_line(result.counts())
+            + _ending(args, configs, options, findings, select, ignore)
+        )
     return exit_code(findings, strict=args.fail_on == "warning")
+
+
+def _ending(args, configs, options, findings, select, ignore) -> str:
+    """The rules this invocation ran and the next command, with its own inputs."""
+    from evalkit.preflight.fixes import all_fixers
+    from evalkit.preflight.registry import all_rules
+    from evalkit.preflight.runner import scopes_for
+    from evalkit.preflight.suppress import matches
+    from evalkit.render.preflight_next import preflight_ending
+
+    scopes = set(scopes_for(options))
+    scopes.update(["pair"] if args.pair else [])
+    scopes.update(["launcher"] if args.with_launcher else [])
+    ran = [
+        code
+        for code, rule in all_rules().items()
+        if rule.scope in scopes
+        and not (select and not matches(code, select))
+        and not matches(code, ignore)
+    ]
+    inputs = ["--checkpoint", args.checkpoint] if args.checkpoint else []
+    inputs += ["--context", str(args.context)] if args.context is not None else []
+    rerun = [*args.configs, *(["--pair", *args.pair] if args.pair else []), *inputs]
+    rerun += ["--with-launcher"] if args.with_launcher else []
+    return preflight_ending(findings, ran, all_fixers(), rerun, [*configs, *inputs])
 
 
 def _fix(args, configs, options, select, ignore) -> int:

@@ -53,9 +53,7 @@ def already_ran(doc: dict[str, Any]) -> list[str]:
             + ", ".join(f"{t['benchmark']} ({t['n']} items paired by content)" for t in gym)
         )
     if headline:
-        out.append(
-            "score from results.yml for " + ", ".join(t["benchmark"] for t in headline)
-        )
+        out.append("score from results.yml for " + ", ".join(t["benchmark"] for t in headline))
     return out
 
 

@@ -107,9 +107,7 @@ def _verdicts(doc: dict[str, Any]) -> list[str]:
 
 def render_release_note(doc: dict[str, Any]) -> str:
     paths = doc["paths"]
-    margin = (
-        f"gate file `{doc['gate_file']}`" if doc.get("gate_file") else doc["default_margin"]
-    )
+    margin = f"gate file `{doc['gate_file']}`" if doc.get("gate_file") else doc["default_margin"]
     out = [
         f"## Accuracy: candidate vs baseline: {doc['gate']}",
         "",

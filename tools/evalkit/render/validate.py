@@ -29,12 +29,16 @@ def report_text(doc: dict[str, Any], run: str | None = None) -> str:
     return "\n".join(lines) + "\n" + _ending(doc, run)
 
 
+def _where(check: dict[str, Any]) -> str:
+    return f"{check['task']}: " if "task" in check else ""
+
+
 def _ending(doc: dict[str, Any], run: str | None) -> str:
     """What ran, and per failed check the change to make before validating again."""
     target = quote(run) if run else "RUN"
-    failed = [c["id"] for c in doc["checks"] if c["status"] == "fail"]
+    failed = [c for c in doc["checks"] if c["status"] == "fail"]
     warned = [c["id"] for c in doc["checks"] if c["status"] == "warn"]
-    steps = [fix_line(rule_id) for rule_id in dict.fromkeys(failed)]
+    steps = list(dict.fromkeys(_where(c) + fix_line(c["id"]) for c in failed))
     if failed:
         steps.append(f"then: evalkit validate {target}")
     else:

@@ -48,13 +48,8 @@ from evalkit.runs.settings import read_run_settings
 from evalkit.runs.tail import Tail
 from evalkit.status.follow import LogFollower, RolloutTally
 
-STARTING, RUNNING, FINISHED, FAILED, STOPPED = (
-    "starting",
-    "running",
-    "finished",
-    "failed",
-    "stopped_unfinished",
-)
+STARTING, RUNNING, FINISHED, FAILED = "starting", "running", "finished", "failed"
+STOPPED = "stopped_unfinished"
 ENDED = (FINISHED, FAILED, STOPPED)
 
 # What a warning asks for (STOP, WATCH, RESUME: checks.rule.STATUS_ACTION for a rule's
