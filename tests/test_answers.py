@@ -217,3 +217,18 @@ def test_preflight_ends_with_its_rule_count_and_the_fix_command(tmp_path, run_cl
     )
     assert "  by hand: NEL002: the fix line above (see references/rules.md#nel002)" in tail
     assert tail[-1] == f"  then: evalkit preflight {config}"
+
+
+def test_preflight_diff_ends_with_the_command_that_applies_it(tmp_path, run_cli):
+    template = Path(__file__).resolve().parent.parent / "recipes/examples/gym/example_mrcr.yaml"
+    config = tmp_path / "mrcr.yaml"
+    config.write_text(template.read_text().replace('walltime: "04:00:00"', "walltime: 10:00:00"))
+    before = config.read_text()
+    code, out, err = run_cli("preflight", config, "--fix", "--diff")
+    assert code == 1 and out.startswith("---")  # the diff alone on stdout
+    steps = after(err, "\nnext:\n")
+    assert steps[0] == (
+        f"  evalkit preflight {config} --fix   (applies the safe fixes for NEL202; "
+        "the diff above shows them)"
+    )
+    assert config.read_text() == before

@@ -239,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
     return exit_code(findings, strict=args.fail_on == "warning")
 
 
-def _ending(args, configs, options, findings, select, ignore) -> str:
+def _ending(args, configs, options, findings, select, ignore, would_fix=()) -> str:
     """The rules this invocation ran and the next command, with its own inputs."""
     from evalkit.preflight.fixes import all_fixers
     from evalkit.preflight.registry import all_rules
@@ -261,7 +261,8 @@ def _ending(args, configs, options, findings, select, ignore) -> str:
     inputs += ["--context", str(args.context)] if args.context is not None else []
     rerun = [*args.configs, *(["--pair", *args.pair] if args.pair else []), *inputs]
     rerun += ["--with-launcher"] if args.with_launcher else []
-    return preflight_ending(findings, ran, all_fixers(), rerun, [*configs, *inputs])
+    fix = [*configs, *inputs]
+    return preflight_ending(findings, ran, all_fixers(), rerun, fix, would_fix)
 
 
 def _fix(args, configs, options, select, ignore) -> int:
@@ -301,7 +302,13 @@ def _fix(args, configs, options, select, ignore) -> int:
         if args.diff:
             out.write("".join(o.diff() for o in outcomes))
             out = sys.stderr  # the diff alone on stdout, so it can be piped to `patch`
-        out.write(_fixed_text(outcomes, write) + "remaining:\n" + findings_text(remaining))
+        pending = [] if write else [f.rule for o in outcomes for f in o.fixed]
+        out.write(
+            _fixed_text(outcomes, write)
+            + "remaining:\n"
+            + findings_text(remaining)
+            + _ending(args, configs, options, remaining, select, ignore, pending)
+        )
     code = exit_code(remaining, strict=args.fail_on == "warning")
     if args.diff and any(o.changed for o in outcomes):
         code = 1

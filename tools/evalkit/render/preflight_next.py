@@ -22,22 +22,24 @@ def preflight_ending(
     fixable: Iterable[str],
     rerun: Sequence[str],
     fix: Sequence[str],
+    would_fix: Iterable[str] = (),
 ) -> str:
     """CHECKED: the rule codes this invocation ran; FIXABLE: the codes with a safe fixer;
     RERUN: this invocation's inputs, as words (configs, --checkpoint DIR, --pair ...);
-    FIX: the same for --fix, which takes configs alone."""
+    FIX: the same for --fix, which takes configs alone; WOULD_FIX: the codes a --diff
+    showed fixed but did not write."""
     codes = list(dict.fromkeys(checked))
     fixers = set(fixable)
     args = " ".join(quote(word) for word in rerun)
     fix_args = " ".join(quote(word) for word in fix)
     errors = [f for f in findings if f.severity == "error"]
-    auto = sorted({f.rule for f in findings if f.rule in fixers})
+    auto = sorted({f.rule for f in findings if f.rule in fixers} | set(would_fix))
     by_hand = sorted({f.rule for f in errors if f.rule not in fixers})
     steps: list[str] = []
     if auto:
         steps.append(
             f"evalkit preflight {fix_args} --fix   (applies the safe fixes for {', '.join(auto)}; "
-            "--diff first to see them)"
+            + ("the diff above shows them)" if would_fix else "--diff first to see them)")
         )
     steps += [f"by hand: {code}: the fix line above (see {rules_see(code)})" for code in by_hand]
     if errors or auto:
