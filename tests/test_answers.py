@@ -232,3 +232,20 @@ def test_preflight_diff_ends_with_the_command_that_applies_it(tmp_path, run_cli)
         "the diff above shows them)"
     )
     assert config.read_text() == before
+
+
+# --------------------------------------------------------------------- score, regrade
+
+
+def test_score_and_regrade_end_with_what_they_did_and_the_next_command(run_cli):
+    _, out, _ = run_cli("score", CANARY.parent)
+    assert out.rstrip().endswith(
+        f"  evalkit compare BASELINE_RUN {CANARY.parent} --margin 1.0   (against its baseline)"
+    )
+    assert "\nchecked: nothing; score reads each task's headline" in out
+    code, out, _ = run_cli("regrade", CANARY)
+    assert code == 0
+    assert "\nchecked: 20 rollouts graded again with NeMo Gym's rules" in out
+    assert after(out, "\nnext:\n") == [
+        f"  evalkit validate {CANARY}   (the rest of the run checks, if not yet run)"
+    ]
