@@ -68,10 +68,15 @@ def test_status_on_a_doomed_run_prints_the_cancel_command_and_the_change(invocat
     assert steps[0] == (
         f"  nel kill {INVOCATION}   (on the machine that ran `nel run`; cancels the Slurm job)"
     )
-    assert steps[1].startswith("  change before relaunching: fix gym-pin: Set ")
-    assert "install_on_the_fly.commit" in steps[1]
-    assert steps[1].endswith("(see references/run-validation.md#gym-pin)")
-    assert "relaunch" in steps[2]
+    # a gym run is launched through the pinned wrapper, which passes `kill ID` to nel 0.2.6
+    assert (
+        steps[1]
+        == f"  (the same through the pinned launcher: scripts/nel-gym.sh kill {INVOCATION})"
+    )
+    assert steps[2].startswith("  change before relaunching: fix gym-pin: Set ")
+    assert "install_on_the_fly.commit" in steps[2]
+    assert steps[2].endswith("(see references/run-validation.md#gym-pin)")
+    assert "relaunch" in steps[3]
     assert task.is_dir()
 
 
@@ -249,3 +254,32 @@ def test_score_and_regrade_end_with_what_they_did_and_the_next_command(run_cli):
     assert after(out, "\nnext:\n") == [
         f"  evalkit validate {CANARY}   (the rest of the run checks, if not yet run)"
     ]
+
+
+# ---------------------------------------------------------------------------- SKILL.md
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_skill_md_routes_end_at_commands_and_send_nobody_reading():
+    """Issue 32 item 2: the imperatives agents obeyed are gone, and every tool route ends
+    at an evalkit command (references stay for what the tools leave open)."""
+    text = (REPO / "SKILL.md").read_text()
+    for gone in (
+        "before the first SLURM dry-run",
+        "read in Step 3",
+        "before reporting any score",
+        "Steps 1-9 apply",
+        "tick it off",
+        "read at each step",
+    ):
+        assert gone not in text, gone
+    routes = text.split("## Routes: one per question", 1)[1].split("\n## ", 1)[0]
+    sections = routes.split("\n### ")[1:]
+    assert len(sections) >= 6
+    for section in sections[:5]:  # the routes the tools cover
+        assert "`scripts/evalkit " in section, section.splitlines()[0]
+        assert "read `references/" not in section.lower()
+    workflow = (REPO / "references/launcher-workflow.md").read_text()
+    assert "## The steps at a glance" in workflow and "| 9 |" in workflow

@@ -35,10 +35,15 @@ def _kill(stopping: Sequence[Any], statuses: Sequence[Any]) -> list[str]:
         targets = [next(iter(invocations))]
     else:
         targets = [_job_id(s) for s in stopping]
-    return [
+    kills = [
         f"nel kill {target}   (on the machine that ran `nel run`; cancels the Slurm job)"
         for target in targets
     ]
+    if any(s.benchmark == "mrcr" for s in stopping):  # launched through the pinned wrapper
+        kills.append(
+            f"(the same through the pinned launcher: scripts/nel-gym.sh kill {targets[0]})"
+        )
+    return kills
 
 
 def status_ending(statuses: Sequence[Any]) -> str:
