@@ -124,15 +124,19 @@ def test_validate_ends_with_its_checks_and_the_commands_for_this_run(run_cli):
     ]
 
 
-def test_validate_names_the_fix_per_failed_check(tmp_path, run_cli):
-    task = tmp_path / "nemo_gym.0"
+def test_validate_names_the_fix_per_failed_check_and_the_resume(invocation, run_cli):
+    """No aggregate file yet: incomplete, so the fix is to resume this very invocation."""
+    task = invocation / "nemo_gym.0"
     shutil.copytree(CANARY, task)
     (task / "artifacts" / "evaluator_rollouts_aggregate_metrics.json").unlink()
     code, out, _ = run_cli("validate", task)
-    assert code == 1
+    assert code == 1 and "\nverdict: incomplete\n" in out
     steps = after(out, "\nnext:\n")
-    assert any(s.startswith("  fix aggregate-agreement: ") for s in steps), steps
-    assert steps[-1] == f"  then: evalkit validate {task}"
+    assert steps[0].startswith("  fix aggregate-agreement: Resume a run that did not aggregate")
+    assert steps[0].endswith("(see references/run-validation.md#aggregate-agreement)")
+    # nel 0.2.6 `nel resume` takes the invocation id (cli/resume.py)
+    assert steps[1] == f"  nel resume {INVOCATION}   (on the machine that ran `nel run`)"
+    assert steps[2] == f"  then: evalkit validate {task}"
 
 
 # --------------------------------------------------------------------------- compare
@@ -162,7 +166,8 @@ def test_compare_not_comparable_names_the_rerun_per_failed_trust_check(run_cli):
     steps = after(out, "\nnext:\n")
     assert (
         "  mrcr: response-reuse: the candidate reuses the baseline's responses: rerun the "
-        "candidate into a fresh execution.output_dir (no cache or rollouts carried over)" in steps
+        "candidate into a fresh execution.output_dir (no cache or rollouts carried over) "
+        "(see references/compare.md#trust-checks)" in steps
     )
     assert steps[-1] == f"  then: evalkit compare {base} {base} --margin 0.5"
 

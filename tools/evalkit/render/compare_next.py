@@ -86,7 +86,10 @@ def _not_comparable_steps(doc: dict[str, Any]) -> list[str]:
                 fix = _SAMPLING_FIX
             else:
                 fix = _TRUST_FIX.get(check_id, "see references/compare.md#trust-checks")
-            steps.append(f"{t['benchmark']}: {check_id}: {fix.format(base=base, cand=cand)}")
+            steps.append(
+                f"{t['benchmark']}: {check_id}: {fix.format(base=base, cand=cand)} "
+                "(see references/compare.md#trust-checks)"
+            )
         if not failed:
             for reason in t.get("reasons", [])[:2]:
                 steps.append(f"{t['benchmark']}: {reason}; rerun the candidate to match")

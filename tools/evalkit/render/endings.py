@@ -4,9 +4,11 @@ needs no reference to know what was covered or what to type next."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterable, Sequence
 from functools import cache
+from pathlib import Path
 
 # Where a run check is explained: checks/docs.py writes one `### <rule id>` section per
 # rule into this file, so the anchor is the rule id.
@@ -14,8 +16,23 @@ RUN_CHECKS_DOC = "references/run-validation.md"
 PREFLIGHT_DOC = "references/rules.md"
 
 
+# nel 0.2.6 names an invocation directory `<timestamp>-<16 hex invocation id>`
+# (nemo-evaluator-launcher 0.2.6, executors/slurm/executor.py).
+_INVOCATION_DIR = re.compile(r"^\d{8}_\d{6}-([0-9a-f]{16})$")
+
+
 def quote(path: object) -> str:
     return shlex.quote(str(path))
+
+
+def invocation_id_in(path: object) -> str | None:
+    """The invocation id in PATH (an invocation, task or artifacts directory), if named."""
+    here = Path(str(path)).resolve()
+    for part in (here, *list(here.parents)[:3]):
+        match = _INVOCATION_DIR.match(part.name)
+        if match:
+            return match.group(1)
+    return None
 
 
 @cache

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.render.endings import checked_line, ending, fix_line, quote, run_check_see
+from evalkit.render.endings import (
+    checked_line,
+    ending,
+    fix_line,
+    invocation_id_in,
+    quote,
+    run_check_see,
+)
 
 MARKS = {"pass": "[ok]  ", "warn": "[warn]", "fail": "[FAIL]"}
 
@@ -39,6 +46,10 @@ def _ending(doc: dict[str, Any], run: str | None) -> str:
     failed = [c for c in doc["checks"] if c["status"] == "fail"]
     warned = [c["id"] for c in doc["checks"] if c["status"] == "warn"]
     steps = list(dict.fromkeys(_where(c) + fix_line(c["id"]) for c in failed))
+    if any(c.get("kind") == "incomplete" for c in failed):
+        # `nel resume ID` takes the invocation id (nemo-evaluator-launcher 0.2.6, cli/resume.py)
+        inv = invocation_id_in(run) if run else None
+        steps.append(f"nel resume {inv or '<invocation id>'}   (on the machine that ran `nel run`)")
     if failed:
         steps.append(f"then: evalkit validate {target}")
     else:
