@@ -288,3 +288,15 @@ def test_skill_md_routes_end_at_commands_and_send_nobody_reading():
         assert "read `references/" not in section.lower()
     workflow = (REPO / "references/launcher-workflow.md").read_text()
     assert "## The steps at a glance" in workflow and "| 9 |" in workflow
+
+
+def test_clean_preflight_ends_at_the_pinned_dry_run_with_its_overrides(run_cli):
+    config = (
+        Path(__file__).resolve().parent / "preflight/fixtures/NEL002/pass/filled_by_override.yaml"
+    )
+    code, out, _ = run_cli("preflight", config, "-o", "execution.account=me")
+    assert code == 0
+    assert after(out, "\nnext:\n") == [
+        f"  scripts/nel-gym.sh run --config {config} -o execution.account=me --dry-run   "
+        "(the pinned nel 0.2.6 dry-run; or: evalkit preflight CONFIG --with-launcher)"
+    ]

@@ -257,12 +257,14 @@ def _ending(args, configs, options, findings, select, ignore, would_fix=()) -> s
         and not (select and not matches(code, select))
         and not matches(code, ignore)
     ]
-    inputs = ["--checkpoint", args.checkpoint] if args.checkpoint else []
+    inputs = [word for o in args.overrides or () for word in ("-o", o)]
+    inputs += ["--checkpoint", args.checkpoint] if args.checkpoint else []
     inputs += ["--context", str(args.context)] if args.context is not None else []
     rerun = [*args.configs, *(["--pair", *args.pair] if args.pair else []), *inputs]
     rerun += ["--with-launcher"] if args.with_launcher else []
     fix = [*configs, *inputs]
-    return preflight_ending(findings, ran, all_fixers(), rerun, fix, would_fix)
+    overrides = args.overrides or ()
+    return preflight_ending(findings, ran, all_fixers(), rerun, fix, would_fix, configs, overrides)
 
 
 def _fix(args, configs, options, select, ignore) -> int:

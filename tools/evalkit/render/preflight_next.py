@@ -23,11 +23,13 @@ def preflight_ending(
     rerun: Sequence[str],
     fix: Sequence[str],
     would_fix: Iterable[str] = (),
+    configs: Sequence[str] = (),
+    overrides: Sequence[str] = (),
 ) -> str:
     """CHECKED: the rule codes this invocation ran; FIXABLE: the codes with a safe fixer;
     RERUN: this invocation's inputs, as words (configs, --checkpoint DIR, --pair ...);
     FIX: the same for --fix, which takes configs alone; WOULD_FIX: the codes a --diff
-    showed fixed but did not write."""
+    showed fixed but did not write; CONFIGS and OVERRIDES (-o): for the dry-run."""
     codes = list(dict.fromkeys(checked))
     fixers = set(fixable)
     args = " ".join(quote(word) for word in rerun)
@@ -50,7 +52,12 @@ def preflight_ending(
             "=N on the command line), then the full run, with the command that launches "
             "this config (scripts/nel-gym.sh run --config CONFIG for a gym task)"
         )
-    else:
-        steps.append(f"evalkit preflight {args} --with-launcher   (the pinned nel 0.2.6 dry-run)")
+    else:  # the wrapper runs the pinned nel 0.2.6 whatever `nel` is on PATH
+        dash_o = "".join(f" -o {quote(o)}" for o in overrides)
+        steps += [
+            f"scripts/nel-gym.sh run --config {quote(config)}{dash_o} --dry-run   (the pinned nel "
+            "0.2.6 dry-run; or: evalkit preflight CONFIG --with-launcher)"
+            for config in configs
+        ]
     listed = f"checked: {len(codes)} rules (every one in {PREFLIGHT_DOC} these inputs allow)"
     return ending([listed], steps)
