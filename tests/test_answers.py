@@ -148,7 +148,8 @@ def test_compare_says_what_it_already_ran_and_the_rerun(run_cli):
     assert code == 1  # inconclusive
     ran = [line for line in out.splitlines() if line.startswith("already ran: ")]
     assert ran == [
-        "already ran: validate on both sides (2 task(s) each); score from the rollouts for "
+        "already ran: validate on both sides (2 task(s) each), its aggregate-agreement check "
+        "tying MRCR's aggregate file to the rewards; score from the rollouts for "
         "mrcr (90 items paired by content); score from results.yml for gpqa "
         "(no need to run them again)"
     ]

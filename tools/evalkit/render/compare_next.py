@@ -47,6 +47,8 @@ def already_ran(doc: dict[str, Any]) -> list[str]:
     gym = [t for t in tasks if t.get("paired")]
     headline = [t for t in tasks if not t.get("paired") and t.get("base") is not None]
     out = [f"validate on both sides ({len(tasks)} task(s) each)"]
+    if any(t["benchmark"] == "mrcr" for t in gym):  # regrade re-grades; this was not that
+        out[0] += ", its aggregate-agreement check tying MRCR's aggregate file to the rewards"
     if gym:
         out.append(
             "score from the rollouts for "
