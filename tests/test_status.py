@@ -100,7 +100,7 @@ def test_healthy_canary_in_progress_figures(tmp_path, run_cli, frozen_clock):
     assert code == 0
     assert "nemo_gym.0 (mrcr): running  [" in out
     assert "25/40 (62%)" in out and "ETA 6m00s" in out
-    assert out.rstrip().endswith("status: ok")
+    assert "\nstatus: ok\n" in out and "evalkit status " in out.split("next:", 1)[1]
 
 
 def test_partial_last_line_is_a_write_in_progress(tmp_path, run_cli):
@@ -239,7 +239,8 @@ def test_reasoning_leak_in_the_first_rollouts_says_stop(tmp_path, run_cli):
     inv = task.parent.name.split("-")[-1]
     assert leak["action"].startswith("stop:") and f"nel kill {inv}" in leak["action"]
     _, out, _ = run_cli("status", task)
-    assert "[STOP] prefix-gate" in out and out.rstrip().endswith("status: stop and fix")
+    assert "[STOP] prefix-gate" in out and "\nstatus: stop and fix\n" in out
+    assert f"  nel kill {inv}   (" in out.split("next:", 1)[1]
 
 
 def test_status_counts_reasoning_leaks_as_validate_does(tmp_path, run_cli):

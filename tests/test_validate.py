@@ -293,7 +293,13 @@ def test_healthy_canary_is_valid_in_text_and_json(tmp_path, run_cli):
     code, out, err = run_cli("validate", task)
     lines = out.strip().splitlines()
     assert code == 0 and err == ""
-    assert lines[-1] == "verdict: valid"
+    verdict_at = lines.index("verdict: valid")
+    # then what it checked, by rule name, and the next commands on this very run
+    assert lines[verdict_at + 2].startswith("checked (12 checks): rollout-count, duplicates")
+    assert lines[-2:] == [
+        f"  evalkit score {task}",
+        f"  evalkit compare BASELINE_RUN {task} --margin 1.0 (against its baseline)",
+    ]
     assert sum(1 for line in lines if re.match(r"\s+\[(ok|warn|FAIL)\]", line)) == 12
 
 
@@ -620,7 +626,8 @@ def test_invocation_with_several_tasks_names_each(tmp_path, run_cli):
     }
     assert {c["task"] for c in doc["checks"]} == {"nemo_gym.0", "ns_gpqa.1"}
     code, out, _ = run_cli("validate", task.parent)
-    assert "task verdict: incomplete" in out and out.strip().endswith("verdict: incomplete")
+    assert "task verdict: incomplete" in out and "\nverdict: incomplete\n" in out
+    assert out.strip().endswith(f"then: evalkit validate {task.parent}")
 
 
 def test_malformed_results_yml_exits_2(tmp_path, run_cli):

@@ -31,14 +31,20 @@ Two invocation directories compare the whole suite: tasks pair by benchmark, Gym
 by item, results.yml tasks unpaired; --gate FILE.yaml gives margins per benchmark and
 the suite gate (pass | fail | inconclusive | not_comparable; exit 0 only for pass);
 --reference FILE.yaml checks the baseline against published scores.
-Read references/compare.md before quoting a result."""
+
+The text ends with what compare already ran (validate on both sides, the scores, the
+pairing: no need to run them again) and the next step as commands. --format markdown
+prints a release-note section to paste: both scores with the file and key they come
+from, both sides' validation, the trust checks, the verdict with its interval and MDE,
+and what to do next. references/compare.md explains every check and verdict."""
 EXAMPLES = """\
   evalkit compare runs/bf16/nemo_gym.0 runs/nvfp4/nemo_gym.0
   evalkit compare runs/bf16/nemo_gym.0 runs/nvfp4/nemo_gym.0 --margin 0.5 --format json
+  evalkit compare runs/bf16 runs/nvfp4 --margin 1 --format markdown > release-note.md
   evalkit compare <baseline_invocation_dir> <candidate_invocation_dir> --seed 1
   evalkit compare runs/bf16 runs/nvfp4 --gate gate.yaml --reference published.yaml
 """
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "markdown")
 
 
 def _non_negative(text: str) -> float:
@@ -119,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
     document = compare_paths(args.base, args.cand, **load_options(args))
     if args.format == "json":
         write_json(document)
+    elif args.format == "markdown":
+        from evalkit.render.release_note import render_release_note
+
+        print(render_release_note(document), end="")
     else:
         print(render_text(document), end="")
     return 0 if passed(document) else 1

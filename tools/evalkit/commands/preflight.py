@@ -235,8 +235,40 @@ def run(args: argparse.Namespace) -> int:
 
         write_json(render_sarif(findings, all_rules()))
     else:
-        sys.stdout.write(findings_text(findings) + _suppressed_line(result.counts()))
+        sys.stdout.write(
+            findings_text(findings)
+            + _suppressed_line(result.counts())
+            + _ending(args, configs, options, findings, select, ignore)
+        )
     return exit_code(findings, strict=args.fail_on == "warning")
+
+
+def _ending(args, configs, options, findings, select, ignore, would_fix=()) -> str:
+    """The rules this invocation ran and the next command, with its own inputs."""
+    from evalkit.preflight.fixes import all_fixers
+    from evalkit.preflight.registry import all_rules
+    from evalkit.preflight.runner import scopes_for
+    from evalkit.preflight.suppress import matches
+    from evalkit.render.preflight_next import preflight_ending
+
+    scopes = set(scopes_for(options))
+    scopes.update(["pair"] if args.pair else [])
+    scopes.update(["launcher"] if args.with_launcher else [])
+    ran = [
+        code
+        for code, rule in all_rules().items()
+        if rule.scope in scopes
+        and not (select and not matches(code, select))
+        and not matches(code, ignore)
+    ]
+    inputs = [word for o in args.overrides or () for word in ("-o", o)]
+    inputs += ["--checkpoint", args.checkpoint] if args.checkpoint else []
+    inputs += ["--context", str(args.context)] if args.context is not None else []
+    rerun = [*args.configs, *(["--pair", *args.pair] if args.pair else []), *inputs]
+    rerun += ["--with-launcher"] if args.with_launcher else []
+    fix = [*configs, *inputs]
+    overrides = args.overrides or ()
+    return preflight_ending(findings, ran, all_fixers(), rerun, fix, would_fix, configs, overrides)
 
 
 def _fix(args, configs, options, select, ignore) -> int:
@@ -276,7 +308,13 @@ def _fix(args, configs, options, select, ignore) -> int:
         if args.diff:
             out.write("".join(o.diff() for o in outcomes))
             out = sys.stderr  # the diff alone on stdout, so it can be piped to `patch`
-        out.write(_fixed_text(outcomes, write) + "remaining:\n" + findings_text(remaining))
+        pending = [] if write else [f.rule for o in outcomes for f in o.fixed]
+        out.write(
+            _fixed_text(outcomes, write)
+            + "remaining:\n"
+            + findings_text(remaining)
+            + _ending(args, configs, options, remaining, select, ignore, pending)
+        )
     code = exit_code(remaining, strict=args.fail_on == "warning")
     if args.diff and any(o.changed for o in outcomes):
         code = 1

@@ -40,6 +40,6 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_json({"tasks": tasks})
     else:
-        sys.stdout.write(report_text(tasks))
+        sys.stdout.write(report_text(tasks, args.run))
     missing = [t for t in tasks if t.get("pass_at_1", t.get("value")) is None]
     return 1 if missing else 0

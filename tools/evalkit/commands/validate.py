@@ -55,5 +55,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_json(document)
     else:
-        sys.stdout.write(report_text(document))
+        sys.stdout.write(report_text(document, args.run))
     return 0 if document["verdict"] == VALID else 1

@@ -102,6 +102,17 @@ def _results_row(base: SuiteTask, cand: SuiteTask, margin: Margin) -> dict[str, 
     return row
 
 
+def _score_source(task: SuiteTask) -> dict[str, Any]:
+    """Which file and key a side's score comes from, so a quoted number can be traced."""
+    if task.kind == "gym":
+        return {
+            "file": str(task.run.rollouts_path),
+            "key": "reward (mean per item, repeats averaged first, x 100)",
+        }
+    metric = task.headline.metric if task.headline is not None else None
+    return {"file": str(task.run.results_path), "key": metric}
+
+
 def _reference_check(row: dict[str, Any], ref: Reference) -> dict[str, Any]:
     """Reference scores are in points, as compare prints them (0-1 tasks x 100)."""
     base = row.get("base")
@@ -171,6 +182,7 @@ def compare_suite(
                 row["verdict"] = "not_comparable"
                 row["reasons"] = invalid + list(row.get("reasons", []))
         row["validation"] = {"base": b.validation[0], "cand": c.validation[0]}
+        row["source"] = {"base": _score_source(b), "cand": _score_source(c)}
         row["margin_rule"] = margin.describe()
         if reference and b.benchmark in reference:
             row["reference"] = _reference_check(row, reference[b.benchmark])

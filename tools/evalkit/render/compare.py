@@ -134,11 +134,18 @@ def single_detail(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def render_text(doc: dict[str, Any]) -> str:
+    """The view, then what compare already ran and what to do next."""
+    from evalkit.render.compare_next import compare_ending
+
+    return _body_text(doc) + compare_ending(doc)
+
+
+def _body_text(doc: dict[str, Any]) -> str:
     from evalkit.render.report import bar, table
 
     if doc.get("kind") == "suite":
         detail = single_detail(doc)
-        return render_suite_text(doc) if detail is None else render_text(detail)
+        return render_suite_text(doc) if detail is None else _body_text(detail)
     out: list[str] = []
     if doc.get("benchmark") == "mrcr":
         agent = doc["agent"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from evalkit.render.endings import ending, quote
 from evalkit.render.report import bar, format_number, table
 
 
@@ -47,4 +50,21 @@ def report_text(doc: dict, code: int) -> str:
         "verdict: "
         + ("every stored reward and aggregate reproduced" if code == 0 else "FAILED (see above)")
     )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + _ending(doc, code)
+
+
+def _ending(doc: dict, code: int) -> str:
+    checked = (
+        f"checked: {doc['rollouts']} rollouts graded again with NeMo Gym's rules; stored "
+        "rewards, duplicates, the last line and the aggregate file against them"
+    )
+    folder = Path(doc["rollouts_file"]).parent
+    task = folder.parent if folder.name == "artifacts" else folder  # validate reads logs/ too
+    if code == 0:
+        steps = [f"evalkit validate {quote(task)}   (the rest of the run checks, if not yet run)"]
+    else:
+        steps = [
+            "the stored grades do not reproduce: do not quote this run's score; rerun it at "
+            "the pinned Gym commit (see references/run-validation.md#aggregate-agreement)"
+        ]
+    return ending([checked], steps)

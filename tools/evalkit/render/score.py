@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from evalkit.render.endings import ending, quote
 from evalkit.render.report import bar, format_number, table
 
 
-def report_text(tasks: list[dict]) -> str:
+def report_text(tasks: list[dict], run: str | None = None) -> str:
     rows = []
     for t in tasks:
         if t.get("benchmark") == "mrcr":
@@ -47,4 +48,10 @@ def report_text(tasks: list[dict]) -> str:
                 f"\n{t['task']}: no documented headline key; scores present: "
                 + ", ".join(t["available"])
             )
-    return "\n".join(out).rstrip() + "\n"
+    target = quote(run) if run else "RUN"
+    steps = [
+        f"evalkit validate {target}   (whether the scores may be quoted, if not yet run)",
+        f"evalkit compare BASELINE_RUN {target} --margin 1.0   (against its baseline)",
+    ]
+    checked = "checked: nothing; score reads each task's headline (validate checks the run)"
+    return "\n".join(out).rstrip() + "\n" + ending([checked], steps)

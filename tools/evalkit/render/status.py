@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalkit.render.report import bar
-from evalkit.status.monitor import FINISHED, RESUME, STOP, WATCH, duration
+from evalkit.render.status_next import status_ending
+from evalkit.status.monitor import RESUME, STOP, WATCH, duration
 
 _MARK = {STOP: "[STOP]", WATCH: "[warn]", RESUME: "[resume]"}
 
@@ -49,8 +50,6 @@ def render(statuses: Sequence[Any]) -> str:
             lines.append(f"         {w.action}")
         for note in s.notes:
             lines.append(f"  note: {note}")
-        if s.state == FINISHED and not s.stop:
-            lines.append(f"  next: evalkit validate {s.path} before quoting a score")
     stop = any(s.stop for s in statuses)
     lines.append("status: stop and fix" if stop else "status: ok")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + status_ending(statuses)

@@ -48,13 +48,8 @@ from evalkit.runs.settings import read_run_settings
 from evalkit.runs.tail import Tail
 from evalkit.status.follow import LogFollower, RolloutTally
 
-STARTING, RUNNING, FINISHED, FAILED, STOPPED = (
-    "starting",
-    "running",
-    "finished",
-    "failed",
-    "stopped_unfinished",
-)
+STARTING, RUNNING, FINISHED, FAILED = "starting", "running", "finished", "failed"
+STOPPED = "stopped_unfinished"
 ENDED = (FINISHED, FAILED, STOPPED)
 
 # What a warning asks for (STOP, WATCH, RESUME: checks.rule.STATUS_ACTION for a rule's
@@ -96,6 +91,8 @@ class TaskStatus:
     warnings: list[EarlyWarning] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     path: str = ""  # the task directory, for the commands we suggest
+    checked: list[str] = field(default_factory=list)  # rule ids judged at this refresh
+    invocation_id: str | None = None  # from the invocation directory's name
 
     @property
     def stop(self) -> bool:
@@ -118,6 +115,7 @@ class TaskStatus:
             "awaiting_resume": self.awaiting_resume,
             "warnings": [w.to_json() for w in self.warnings],
             "notes": self.notes,
+            "checked": self.checked,
         }
 
 
@@ -296,6 +294,8 @@ class TaskMonitor:
             warnings=warnings,
             notes=notes,
             path=str(self.task.task_dir),
+            checked=[c.id for c in checks],
+            invocation_id=invocation_id(self.task),
         )
 
     def _evidence(self, settings, mrcr, finished, expectation, quiet) -> Evidence:

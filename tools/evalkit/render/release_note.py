@@ -1,0 +1,144 @@
+"""`evalkit compare --format markdown`: a release-note section a person can paste as it
+is. Short by design (the long document is `evalkit report --format markdown`): both
+scores with the file and key each comes from, both sides' validation, the trust checks,
+the verdict with its interval and MDE, and what to do next."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from evalkit.render.compare_next import already_ran, compare_command, next_steps
+
+_TRUST_MARK = {"pass": "ok", "note": "note", "fail": "FAIL"}
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _num(value: Any, sign: bool = False) -> str:
+    if not isinstance(value, (int, float)) or not math.isfinite(value):
+        return "n/a"
+    return f"{value:+.2f}" if sign else f"{value:.2f}"
+
+
+def _ci(pair: Any) -> str:
+    lo, hi = pair or (None, None)
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (lo, hi)):
+        return "n/a"
+    return f"[{lo:+.2f}, {hi:+.2f}]"
+
+
+def _score_table(tasks: list[dict[str, Any]]) -> list[str]:
+    out = [
+        "| benchmark | baseline | candidate | delta | 95% CI | MDE | margin | verdict |",
+        "|---|---:|---:|---:|---|---:|---:|---|",
+    ]
+    for t in tasks:
+        out.append(
+            f"| {_cell(t['benchmark'])} | {_num(t.get('base'))} | {_num(t.get('cand'))} "
+            f"| {_num(t.get('delta'), sign=True)} | {_ci(t.get('ci95'))} "
+            f"| {_num(t.get('mde'))} | {_num(t.get('margin'))} | **{t['verdict']}** |"
+        )
+    return out
+
+
+def _sources(tasks: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for t in tasks:
+        source = t.get("source") or {}
+        scaled = " (a 0-1 score, shown x 100)" if t.get("scale") == "0-1" else ""
+        for side, name in (("base", "baseline"), ("cand", "candidate")):
+            where = source.get(side)
+            if where is None:
+                out.append(f"- {_cell(t['benchmark'])} {name}: no score")
+                continue
+            out.append(
+                f"- {_cell(t['benchmark'])} {name} {_num(t.get(side))}: key "
+                f"`{where.get('key') or '?'}` in `{where['file']}`{scaled}"
+            )
+    return out
+
+
+def _validation(tasks: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for t in tasks:
+        v = t.get("validation") or {}
+        out.append(
+            f"- {_cell(t['benchmark'])}: baseline {v.get('base', 'not run')}, "
+            f"candidate {v.get('cand', 'not run')} (`evalkit validate`)"
+        )
+    return out
+
+
+def _trust(tasks: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for t in tasks:
+        checks = t.get("trust") or []
+        if not checks:
+            out.append(
+                f"- {_cell(t['benchmark'])}: no item-level data; compared unpaired on the "
+                "headline score and its stderr"
+            )
+            continue
+        for c in checks:
+            out.append(
+                f"- {_cell(t['benchmark'])} [{_TRUST_MARK.get(c['status'], c['status'])}] "
+                f"{c['id']}: {_cell(c['message'])}"
+            )
+    return out
+
+
+def _verdicts(doc: dict[str, Any]) -> list[str]:
+    out = []
+    for t in doc["tasks"]:
+        pairing = f"{t['n']} items paired" if t.get("paired") else "unpaired"
+        out.append(
+            f"- {_cell(t['benchmark'])}: **{t['verdict']}**, delta "
+            f"{_num(t.get('delta'), sign=True)} points, 95% CI {_ci(t.get('ci95'))}, "
+            f"MDE {_num(t.get('mde'))}, margin {t.get('margin_rule') or _num(t.get('margin'))}"
+            f" ({pairing})"
+        )
+        for reason in t.get("reasons", []):
+            out.append(f"  - {_cell(reason)}")
+    return out
+
+
+def render_release_note(doc: dict[str, Any]) -> str:
+    paths = doc["paths"]
+    margin = f"gate file `{doc['gate_file']}`" if doc.get("gate_file") else doc["default_margin"]
+    out = [
+        f"## Accuracy: candidate vs baseline: {doc['gate']}",
+        "",
+        f"Baseline `{paths['base']}`, candidate `{paths['cand']}`; margin {margin}. "
+        "Scores in points.",
+        "",
+        *_score_table(doc["tasks"]),
+        "",
+        "### Where each score comes from",
+        "",
+        *_sources(doc["tasks"]),
+        "",
+        "### Validation",
+        "",
+        *_validation(doc["tasks"]),
+        "",
+        "### Trust checks",
+        "",
+        *_trust(doc["tasks"]),
+        "",
+        f"### Verdict: {doc['gate']}",
+        "",
+        *_verdicts(doc),
+        *[f"- {_cell(r)}" for r in doc.get("reasons", [])],
+        "",
+        "### Next",
+        "",
+        *[f"- {_cell(step)}" for step in next_steps(doc)],
+        "",
+        f"_Made by `{compare_command(doc, ' --format markdown')}` (seed {doc['seed']}, "
+        f"{doc['bootstrap_replicates']} bootstrap replicates); it ran "
+        f"{'; '.join(already_ran(doc))}._",
+    ]
+    return "\n".join(out) + "\n"
