@@ -7,6 +7,7 @@ The dry-run is the real nel 0.2.6 launcher installed by the test extra (tests ma
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,24 @@ def test_facts_are_documented_in_json_and_help(run_cli):
     assert facts["gpu_mem_gib"]["unit"] == "GiB"
     code, out, _ = run_cli("init", "--help")
     assert "context" in out and "wrong:" in out and "--check" in out
+
+
+@pytest.mark.launcher
+def test_unset_submit_time_variables_get_stand_ins_for_the_dry_run_alone(
+    run_cli, tmp_path, monkeypatch
+):
+    # An agent's shell rarely has USER or HF_TOKEN: the dry-run checks the file with
+    # stand-in values and says which, instead of a refusal the agent must work around.
+    for key, value in DRY_RUN_ENV.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("USER")
+    monkeypatch.delenv("HF_TOKEN")
+    monkeypatch.chdir(tmp_path)  # no ./.env
+    code, out, stdout, _ = check(run_cli, tmp_path, "--nel", nel_executable(), "--format", "json")
+    run = json.loads(stdout)["checks"][str(out)]["dry_run"]
+    assert run["accepted"], run
+    assert run["placeholders"] == ["USER", "HF_TOKEN"]
+    assert "USER" not in os.environ  # restored after the run
+    code, out, stdout, _ = check(run_cli, tmp_path, "--nel", nel_executable(), "--force")
+    assert "ran with stand-in values for USER, HF_TOKEN" in stdout
+    assert "evalkit-dry-run-placeholder" not in out.read_text()

@@ -291,7 +291,7 @@ def _check(result, written, args, given) -> int:
     for rendered, path in zip(result.configs, written, strict=True):
         doc["decisions"][path] = check.decisions(rendered)
         found = check.preflight(path, args.checkpoint, context)
-        run = check.dry_run(path, args.nel, args.env_file)
+        run = check.dry_run(path, args.nel, args.env_file, check.unset_variables(found))
         doc["checks"][path] = {"preflight": found, "dry_run": run}
         failed |= any(f["severity"] == "error" for f in found) or run.get("accepted") is False
         canary = rendered.output.role != "gdpval"  # limit_samples never reaches GDPVal's gym
@@ -321,6 +321,12 @@ def _print_check(doc: dict) -> None:
             print(f"  dry-run: not run here ({run['why']}); to get one: {run['get_one']}")
         elif run["accepted"]:
             print(f"  dry-run: accepted ({run['command']})")
+        if run.get("placeholders"):
+            names = ", ".join(run["placeholders"])
+            print(
+                f"    ran with stand-in values for {names}, unset in this shell: the file "
+                "is checked; set them (or put them in .env) before the real launch"
+            )
         else:
             print(f"  dry-run: REFUSED: {run.get('error', '')} (read {run.get('read', '')})")
             for line in run.get("syntax_errors", []):
@@ -334,4 +340,5 @@ def _print_check(doc: dict) -> None:
             print(f"  {w}")
     print("\nopen questions for the user:" + ("" if doc["questions"] else " none"))
     for q in doc["questions"]:
-        print(f"  {q['name']}: {q['question']} (assumed: {q['assumed']}; read {q['read']})")
+        print(f"  {q['name']}: {q['question']} "
+              f"(assumed: {q['assumed']}; background in {q['read']})")  # fmt: skip

@@ -9,6 +9,7 @@ section to read.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from dataclasses import dataclass
 
@@ -20,6 +21,10 @@ CANARY = "-o ++evaluation.nemo_evaluator_config.config.params.limit_samples=10"
 # The launching shell needs these for the gym pre_cmd and the unlisted nemo_gym task.
 TRUST = {"NEMO_EVALUATOR_TRUST_PRE_CMD": "1", "NEMO_EVALUATOR_TRUST_UNLISTED_TASKS": "1"}
 PUBLIC_REGISTRIES = ("vllm/", "docker.io/", "haproxy:", "nvcr.io/nvidia/eval-factory/")
+# The dry-run checks the file, not the shell: a variable the launch reads at submit time
+# (NEL104) that is unset here gets this value for the dry-run alone, and the document says so.
+PLACEHOLDER = "evalkit-dry-run-placeholder"
+_UNSET_VARIABLE = re.compile(r"variable '?([A-Za-z_][A-Za-z0-9_]*)'? ")
 GET_A_LAUNCHER = (
     "python3 -m venv .nel-venv && .nel-venv/bin/pip install "
     "'nemo-evaluator-launcher[all]==0.2.6', then pass --nel .nel-venv/bin/nel "
@@ -115,16 +120,31 @@ def preflight(path: str, checkpoint_dir: str, context: int | None) -> list[dict]
     ]
 
 
-def dry_run(path: str, nel: str | None, env_file: str | None = None) -> dict:
-    """The pinned launcher's dry-run: --nel, else scripts/nel-gym.sh, else nel on PATH."""
+def unset_variables(found: list[dict]) -> list[str]:
+    """The variables preflight's NEL104 says the launch reads and this shell lacks."""
+    names = []
+    for finding in found:
+        match = _UNSET_VARIABLE.search(finding["message"]) if finding["rule"] == "NEL104" else None
+        if match and match[1] not in names and match[1] not in os.environ:
+            names.append(match[1])
+    return names
+
+
+def dry_run(
+    path: str, nel: str | None, env_file: str | None = None, placeholders: list[str] = ()
+) -> dict:
+    """The pinned launcher's dry-run: --nel, else scripts/nel-gym.sh, else nel on PATH.
+    PLACEHOLDERS (unset submit-time variables) get a stand-in value for this run only."""
     from evalkit.preflight import launcher
 
     try:
         launcher.find_nel(nel)
     except UsageError as err:
         return {"ran": False, "accepted": None, "why": str(err), "get_one": GET_A_LAUNCHER}
-    saved = {k: os.environ.get(k) for k in TRUST}
+    stand_ins = {name: PLACEHOLDER for name in placeholders}
+    saved = {k: os.environ.get(k) for k in {**TRUST, **stand_ins}}
     os.environ.update(TRUST)
+    os.environ.update(stand_ins)
     try:
         result = launcher.dry_run(path, [], nel, env_file=env_file)
     finally:
@@ -138,6 +158,8 @@ def dry_run(path: str, nel: str | None, env_file: str | None = None) -> dict:
         "accepted": result.returncode == 0 and not result.syntax_errors,
         "command": shlex.join(result.command),
     }
+    if placeholders:
+        out["placeholders"] = list(placeholders)
     if result.returncode != 0:
         out["error"] = result.error_line
         out["read"] = f'{WORKFLOW} "Step 8"'
