@@ -16,8 +16,8 @@ each such item 0, so the score measures the setup, not the model: at 5 % a task 
 margin; above 1 % the loss can already exceed that margin.
 
 ## Example
-`60 of 198 items (30.3 %) failed for a reason that is not the answer: reasoning_only 57,
-truncated 3`.
+`62 of 198 items (31.3%) failed for a reason that is not the answer: reasoning_only 53,
+truncated 9` (the bundled `tests/data/suite/candidate-reasoning`).
 
 ## Fix
 Per cause: `reasoning_only`, set the server's reasoning parser (`--reasoning-parser`)
