@@ -113,3 +113,32 @@ def test_stderr_is_recomputed_per_item_with_repeats_averaged_first():
     assert means == {"0": 1.0, "1": 0.5}
     mean, se = mean_and_stderr(list(means.values()))
     assert mean == 0.75 and abs(se - 0.25) < 1e-12
+
+
+FIXTURES = Path(__file__).parent / "data" / "simple_evals"
+
+
+def test_repeats_map_to_items_and_stderr_comes_from_the_items(run_cli):
+    # tests/data/simple_evals/PROVENANCE.md: n_samples 4, rows in completion order
+    outcomes = _outcomes(FIXTURES / "repeats")
+    assert len(outcomes.items) == 48
+    assert {i.item_id for i in outcomes.items} == {str(n) for n in range(12)}
+    assert {i.repeat for i in outcomes.items} == {0, 1, 2, 3}
+    code, out, _ = run_cli("score", FIXTURES / "repeats", "--format", "json")
+    [task] = json.loads(out)["tasks"]
+    assert code == 0 and task["outcomes"]["repeats"] == 4
+    assert abs(task["stderr_results_yml"] - 0.0355) < 1e-4  # completion order
+    assert abs(task["stderr"] - 0.1124) < 1e-4  # the items, repeats averaged first
+
+
+def test_an_aborted_run_has_missing_items_and_its_endpoint_errors(run_cli):
+    outcomes = _outcomes(FIXTURES / "aborted")
+    assert outcomes.counts()["scored"] == 20 and outcomes.counts()["missing"] > 0
+    failures = {f.outcome: f for f in outcomes.run_failures}
+    assert Outcome.MISSING in failures
+    assert failures[Outcome.ENDPOINT_ERROR].count == 2
+    assert "503" in failures[Outcome.ENDPOINT_ERROR].evidence
+    code, out, _ = run_cli("validate", FIXTURES / "aborted", "--format", "json")
+    doc = json.loads(out)
+    [check] = [c for c in doc["checks"] if c["id"] == "item-outcomes"]
+    assert doc["verdict"] == "incomplete" and check["kind"] == "incomplete"

@@ -10,7 +10,8 @@ written. An unparsed answer is the model's own and is not counted here (it is sh
 Only on a finished run, and only for tasks whose harness leaves items.
 
 ## Why is this bad
-Severity: fail (`invalid`) above 5 % of items; a warning above 1 %. The harness scores
+Severity: fail (`invalid`) above 5 % of items; a warning above 1 %. When every such
+item is `missing` (the run stopped early) the fail is `incomplete` instead. The harness scores
 each such item 0, so the score measures the setup, not the model: at 5 % a task with
 70 % accuracy loses up to 3.5 points, more than three times the default 1-point gate
 margin; above 1 % the loss can already exceed that margin.
@@ -32,7 +33,7 @@ from collections import Counter
 
 from evalkit.benchmarks.results_yml.denominators import NOT_THE_ANSWER
 from evalkit.checks.evidence import Evidence
-from evalkit.checks.model import INVALID, Check, failed, passed, warned
+from evalkit.checks.model import INCOMPLETE, INVALID, Check, failed, passed, warned
 from evalkit.checks.rule import Rule
 
 ID = "item-outcomes"
@@ -64,7 +65,8 @@ def check_item_outcomes(counts: Counter, items: int, source: str | None) -> Chec
     )
     cause = max(bad, key=bad.__getitem__)
     if share > INVALID_ABOVE:
-        return failed(ID, INVALID, f"{value} > {INVALID_ABOVE:.0%}; {FIX.get(cause, '')}")
+        kind = INCOMPLETE if set(bad) == {"missing"} else INVALID  # only unwritten: resume
+        return failed(ID, kind, f"{value} > {INVALID_ABOVE:.0%}; {FIX.get(cause, '')}")
     if share > WARN_ABOVE:
         return warned(ID, f"{value} > {WARN_ABOVE:.0%}; {FIX.get(cause, '')}")
     return passed(ID, value)
