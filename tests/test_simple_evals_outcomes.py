@@ -142,3 +142,23 @@ def test_an_aborted_run_has_missing_items_and_its_endpoint_errors(run_cli):
     doc = json.loads(out)
     [check] = [c for c in doc["checks"] if c["id"] == "item-outcomes"]
     assert doc["verdict"] == "incomplete" and check["kind"] == "incomplete"
+
+
+def test_a_database_symlinked_out_of_the_run_is_not_read(tmp_path, run_cli):
+    task = tmp_path / GPQA
+    shutil.copytree(BASE, task)
+    outside = tmp_path / "elsewhere.db"
+    shutil.move(task / DB, outside)
+    (task / DB).symlink_to(outside)
+    code, _, err = run_cli("score", task)
+    assert code == 2 and "leaves the run directory" in err
+
+
+def test_items_on_one_side_only_compare_unpaired_and_say_so(tmp_path, run_cli):
+    task = tmp_path / GPQA
+    shutil.copytree(BASE, task)
+    (task / DB).unlink()
+    code, out, _ = run_cli("compare", task, CAND, "--format", "json")
+    [row] = json.loads(out)["tasks"]
+    assert row["paired"] is False and "unpaired" in row["paired_why"]
+    assert row["notes"] == ["per-item files on one side only: compared unpaired"]
