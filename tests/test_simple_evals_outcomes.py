@@ -127,8 +127,10 @@ def test_repeats_map_to_items_and_stderr_comes_from_the_items(run_cli):
     code, out, _ = run_cli("score", FIXTURES / "repeats", "--format", "json")
     [task] = json.loads(out)["tasks"]
     assert code == 0 and task["outcomes"]["repeats"] == 4
-    assert abs(task["stderr_results_yml"] - 0.0355) < 1e-4  # completion order
-    assert abs(task["stderr"] - 0.1124) < 1e-4  # the items, repeats averaged first
+    # results.yml's figure depends on the run's completion order (0.0470 in this one); the
+    # items' does not: the stub answers an item the same way on every repeat.
+    assert abs(task["stderr"] - 0.1124) < 1e-4
+    assert task["stderr_results_yml"] < task["stderr"] - 0.03
 
 
 def test_an_aborted_run_has_missing_items_and_its_endpoint_errors(run_cli):
@@ -140,8 +142,10 @@ def test_an_aborted_run_has_missing_items_and_its_endpoint_errors(run_cli):
     assert "503" in failures[Outcome.ENDPOINT_ERROR].evidence
     code, out, _ = run_cli("validate", FIXTURES / "aborted", "--format", "json")
     doc = json.loads(out)
-    [check] = [c for c in doc["checks"] if c["id"] == "item-outcomes"]
-    assert doc["verdict"] == "incomplete" and check["kind"] == "incomplete"
+    checks = {c["id"]: c for c in doc["checks"]}
+    assert doc["verdict"] == "incomplete" and checks["item-outcomes"]["kind"] == "incomplete"
+    # the harness's own retry lines (its stdout, kept as the client log) are read too
+    assert checks["http-retries"]["status"] == "warn" and "503" in checks["http-retries"]["message"]
 
 
 def test_a_database_symlinked_out_of_the_run_is_not_read(tmp_path, run_cli):

@@ -12,7 +12,9 @@ readings, temporary paths and the stub's port are normalised afterwards (PROVENA
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -153,6 +155,8 @@ def run_side(
     if proc.returncode != 0 and not may_fail:
         raise SystemExit(f"nemo-evaluator run_eval failed ({side}):\n{proc.stderr[-3000:]}")
     files = {}
+    if may_fail:  # what the harness printed: in a launcher run, the client log
+        files["stdout"] = pin_output(proc.stdout, python, work)
     if (out / "results.yml").is_file():
         results = (out / "results.yml").read_text()
         files["results.yml"] = results.replace(stub.url, URL).replace(str(out), "/results").encode()
@@ -164,6 +168,15 @@ def run_side(
         if (out / name).is_file():
             files[name] = normalise_db(out / name, work / f"{side}-{name.replace('/', '_')}")
     return files
+
+
+def pin_output(text: str, python: Path, work: Path) -> bytes:
+    """The harness's stdout with this machine's paths and the adapter's random port
+    replaced by fixed stand-ins."""
+    base = Path(os.path.realpath(python)).parent.parent  # the interpreter the venv is made of
+    text = text.replace(str(python.parent.parent), "/opt/harness").replace(str(work), "/work")
+    text = text.replace(str(base), "/usr/local")
+    return re.sub(r"localhost:\d+", "localhost:3825", text).encode()
 
 
 def normalise_db(path: Path, scratch: Path) -> bytes:

@@ -10,7 +10,8 @@ parameters changed, run with bundled_pair_gpqa against the loopback stub:
 - repeats: 12 items, n_samples 4, parallelism 4: the rows come back in completion
   order and results.yml's stderr is computed in that order;
 - aborted: 30 items, the stub answers 20 requests and then returns 503; max_retries 2,
-  so the harness gives up and the run stops without results.yml.
+  so the harness gives up and the run stops without results.yml. Its stdout (retry
+  lines, the traceback) is kept as logs/client-5100004.log, as the launcher would.
 
 Unlike the bundled pair there is no reuse mode and no byte-for-byte test: the rows'
 order follows the harness's completion order, which varies between runs.
@@ -67,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.rmtree(task)
             (task / "artifacts").mkdir(parents=True)
             (task / "artifacts" / "run_config.yml").write_text(ef)
+            stdout = files.pop("stdout", None)
+            if stdout is not None:  # where the launcher puts the task's output
+                (task / "logs").mkdir()
+                (task / "logs" / "client-5100004.log").write_bytes(stdout)
             for rel, data in files.items():
                 path = task / "artifacts" / rel
                 path.parent.mkdir(parents=True, exist_ok=True)

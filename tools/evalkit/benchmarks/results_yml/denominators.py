@@ -4,7 +4,7 @@ failed and why; and the standard error recomputed from the items.
 
 simple-evals' own stderr with n_samples > 1 groups its scores in completion order
 (`aggregate_results` reshapes the as-completed list): tests/data/simple_evals/repeats
-reports 0.0355 where its items give 0.1124. The items' one is the standard error of the
+reports 0.0470 where its items give 0.1124. The items' one is the standard error of the
 mean of per-item means (repeats averaged first), sd with ddof=1 over sqrt(items).
 """
 
