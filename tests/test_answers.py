@@ -150,8 +150,8 @@ def test_compare_says_what_it_already_ran_and_the_rerun(run_cli):
     assert ran == [
         "already ran: validate on both sides (2 task(s) each), its aggregate-agreement check "
         "tying MRCR's aggregate file to the rewards; score from the rollouts for "
-        "mrcr (90 items paired by content); score from results.yml for gpqa "
-        "(no need to run them again)"
+        "mrcr (90 items paired by content); score from the harness's per-item files for "
+        "gpqa (198 items paired by id and prompt, failures by cause) (no need to run them again)"
     ]
     assert any(
         line.startswith("checked mrcr: validate base valid, cand valid; trust checks")
@@ -180,9 +180,11 @@ def test_compare_markdown_is_a_release_note_with_each_scores_source(run_cli):
     assert out.startswith("## Accuracy: candidate vs baseline: inconclusive\n")
     for side in (base, cand):
         rollouts = side / "nemo_gym.0" / "artifacts" / "evaluator_rollouts.jsonl"
-        results = side / "simple_evals.gpqa_diamond.1" / "artifacts" / "results.yml"
+        items = side / "simple_evals.gpqa_diamond.1" / "artifacts" / "gpqa_diamond"
         assert f"in `{rollouts}`" in out
-        assert f"key `gpqa_diamond_score_micro` in `{results}`" in out
+        # GPQA is scored from the harness's own per-item rows; the results.yml key is named
+        assert "(gpqa_diamond_score_micro in results.yml)` in " in out
+        assert f"in `{items / 'cache' / 'cache.sqlite' / 'cache.db'}`" in out
     assert "- mrcr baseline 73.18: key `reward (mean per item" in out
     assert "- mrcr candidate 65.58: key `reward (mean per item" in out
     assert "- mrcr: baseline valid, candidate valid" in out
@@ -200,9 +202,11 @@ def test_compare_json_rows_carry_the_score_source(run_cli):
     base, cand = SUITE / "baseline", SUITE / "candidate"
     _, out, _ = run_cli("compare", base, cand, *FAST, "--format", "json")
     rows = {row["benchmark"]: row for row in json.loads(out)["tasks"]}
+    artifacts = cand / "simple_evals.gpqa_diamond.1" / "artifacts"
     assert rows["gpqa"]["source"]["cand"] == {
-        "file": str(cand / "simple_evals.gpqa_diamond.1" / "artifacts" / "results.yml"),
-        "key": "gpqa_diamond_score_micro",
+        "file": str(artifacts / "gpqa_diamond" / "cache" / "cache.sqlite" / "cache.db"),
+        "key": "score per item, mean of scored and failed items "
+        "(gpqa_diamond_score_micro in results.yml)",
     }
     assert rows["mrcr"]["source"]["base"]["file"].endswith("evaluator_rollouts.jsonl")
 

@@ -2,8 +2,10 @@
 
 The pair is what a newcomer compares first, so its verdict is pinned here: both sides
 valid, trust checks passed, MRCR inconclusive overall at 90 items with the loss clearly
-in the 8-needle stratum, GPQA (results.yml only, a 0-1 score compared in points) unpaired
-and inconclusive: 198 items give an interval of about +-9 points against a 1-point margin.
+in the 8-needle stratum, GPQA (a 0-1 score compared in points) paired on its 198 items
+from simple-evals' own database and inconclusive: an interval of about +-5 points (the
+unpaired one from results.yml was about +-9) against a 1-point margin. The third run,
+candidate-reasoning, is tested in test_simple_evals_outcomes.py.
 """
 
 from __future__ import annotations
@@ -56,9 +58,10 @@ def test_compare_verdict_is_inconclusive_with_the_loss_in_8_needle_items(run_cli
     assert strata["8"]["delta"] < min(strata["2"]["delta"], strata["4"]["delta"]) - 15
 
     gpqa = rows["simple_evals.gpqa_diamond.1"]
-    assert gpqa["paired"] is False and gpqa["verdict"] == "inconclusive"
+    assert gpqa["paired"] is True and gpqa["n"] == 198 and gpqa["verdict"] == "inconclusive"
     assert (gpqa["benchmark"], gpqa["scale"], gpqa["margin"]) == ("gpqa", "0-1", 1.0)
-    assert 50 < gpqa["base"] < 100 and 5 < gpqa["ci95"][1] - gpqa["delta"] < 15
+    assert 50 < gpqa["base"] < 100 and 3 < gpqa["ci95"][1] - gpqa["delta"] < 7
+    assert not gpqa["failures"]["shifted"]
     assert doc["reasons"] == ["inconclusive: gpqa, mrcr"]
 
 
@@ -81,8 +84,10 @@ def test_trust_checks_pass_on_the_pair(run_cli):
 def test_the_generator_reproduces_the_pair_byte_for_byte(tmp_path):
     """Re-run tools/dev/make_bundled_pair.py (Gym's sdist, the real nel dry-run) and
     compare every file with the bundled one. pandas and orjson come with the test extra.
-    Without --harness the generator reuses the bundled GPQA harness output (the harness
-    venv is not part of the test extra; PROVENANCE.md gives the full command)."""
+    Without --harness the generator reuses the bundled GPQA harness output, the per-item
+    databases included, byte for byte (the harness venv is not part of the test extra;
+    PROVENANCE.md gives the full command, and why a run with it matches by rows, not by
+    bytes)."""
     for module in ("pandas", "orjson"):
         assert importlib.util.find_spec(module) is not None, f"the test extra provides {module}"
     sdist = pip_download(
@@ -114,6 +119,7 @@ def test_the_generator_reproduces_the_pair_byte_for_byte(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     bundled = sorted(p.relative_to(SUITE) for p in SUITE.rglob("*") if p.is_file())
     made = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
-    assert [p for p in made] == [p for p in bundled if p.parts[0] in ("baseline", "candidate")]
+    runs = ("baseline", "candidate", "candidate-reasoning")
+    assert [p for p in made] == [p for p in bundled if p.parts[0] in runs]
     for rel in made:
         assert (out / rel).read_bytes() == (SUITE / rel).read_bytes(), rel

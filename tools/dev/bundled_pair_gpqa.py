@@ -12,7 +12,11 @@ readings, temporary paths and the stub's port are normalised afterwards (PROVENA
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
+import shutil
+import sqlite3
 import subprocess
 from pathlib import Path
 
@@ -22,6 +26,13 @@ from bundled_pair_stub import Stub
 N_ITEMS = 198  # GPQA-Diamond's size
 KNOWN = 0.78  # share of items within reach of either side (shared by both)
 HIT_RATE = {"baseline": 0.97, "candidate": 0.93}
+# The third run is the candidate's model behind a broken reasoning setup (the stub's
+# "broken" serving): same answers, returned where the harness does not read them.
+STUB_SIDE = {
+    "baseline": "baseline",
+    "candidate": "candidate",
+    "candidate-reasoning": "candidate/broken",
+}
 MAX_NEW_TOKENS = 16384  # simple-evals' own default; the MRCR template's null breaks it
 URL = "http://127.0.0.1:5009/v1/chat/completions"  # the launcher's proxy, as in run.sub
 CLOCK = "2026-11-30T10:20:00"
@@ -96,14 +107,39 @@ def _env(python: Path, cache: Path) -> dict[str, str]:
     }
 
 
-def run_side(python: Path, cache: Path, rows: list[dict], side: str, ef: str, work: Path):
-    """Run the task on one side; returns (results.yml text, eval_factory_metrics.json text)."""
+# The harness files kept per side (under artifacts/): the headline files and the two
+# per-item databases, simple-evals' own (one row per item) and the adapter's response
+# cache (finish_reason per response). PROVENANCE.md lists what is dropped.
+KEPT = (
+    "results.yml",
+    "eval_factory_metrics.json",
+    "gpqa_diamond/cache/cache.sqlite/cache.db",
+    "cache/responses/cache.db",
+)
+STORED = 1796000000.0  # the fixed clock written into the databases' time columns
+
+
+def run_side(
+    python: Path,
+    cache: Path,
+    rows: list[dict],
+    side: str,
+    ef: str,
+    work: Path,
+    budget: int | None = None,
+    may_fail: bool = False,
+):
+    """Run the task on one side; returns {path under artifacts/: bytes} for KEPT (those
+    written). `budget` caps the stub's answers (then 503s); `may_fail` keeps the files of
+    a run the harness aborted."""
     out = work / f"gpqa-{side}"
     config = yaml.safe_load(ef)
     config.pop("metadata", None)
     config["config"]["output_dir"] = str(out)
     items = {row["Question"]: row for row in rows}
-    with Stub(items, side, HIT_RATE[side], max_requests=3 * N_ITEMS) as stub:
+    model = STUB_SIDE[side].split("/")[0]
+    budget = 3 * N_ITEMS if budget is None else budget
+    with Stub(items, STUB_SIDE[side], HIT_RATE[model], max_requests=budget) as stub:
         config["target"]["api_endpoint"]["url"] = stub.url
         path = work / f"gpqa-{side}.yaml"
         path.write_text(yaml.safe_dump(config))
@@ -116,12 +152,59 @@ def run_side(python: Path, cache: Path, rows: list[dict], side: str, ef: str, wo
             timeout=900,
             check=False,
         )
-    if proc.returncode != 0:
+    if proc.returncode != 0 and not may_fail:
         raise SystemExit(f"nemo-evaluator run_eval failed ({side}):\n{proc.stderr[-3000:]}")
-    results = (out / "results.yml").read_text()
-    results = results.replace(stub.url, URL).replace(str(out), "/results")
-    metrics = json.loads((out / "eval_factory_metrics.json").read_text())
-    return results, json.dumps(normalise_metrics(metrics), indent=2) + "\n"
+    files = {}
+    if may_fail:  # what the harness printed: in a launcher run, the client log
+        files["stdout"] = pin_output(proc.stdout, python, work)
+    if (out / "results.yml").is_file():
+        results = (out / "results.yml").read_text()
+        files["results.yml"] = results.replace(stub.url, URL).replace(str(out), "/results").encode()
+    if (out / "eval_factory_metrics.json").is_file():
+        metrics = json.loads((out / "eval_factory_metrics.json").read_text())
+        text = json.dumps(normalise_metrics(metrics), indent=2) + "\n"
+        files["eval_factory_metrics.json"] = text.encode()
+    for name in KEPT[2:]:
+        if (out / name).is_file():
+            files[name] = normalise_db(out / name, work / f"{side}-{name.replace('/', '_')}")
+    return files
+
+
+def pin_output(text: str, python: Path, work: Path) -> bytes:
+    """The harness's stdout with this machine's paths and the adapter's random port
+    replaced by fixed stand-ins."""
+    base = Path(os.path.realpath(python)).parent.parent  # the interpreter the venv is made of
+    text = text.replace(str(python.parent.parent), "/opt/harness").replace(str(work), "/work")
+    text = text.replace(str(base), "/usr/local")
+    return re.sub(r"localhost:\d+", "localhost:3825", text).encode()
+
+
+def normalise_db(path: Path, scratch: Path) -> bytes:
+    """A harness database with its clock columns pinned and its pages compacted.
+
+    Rows, keys and their order (the order the harness stored them: completion order) are
+    kept. simple-evals' html fragment is cut to its Results section (the extracted answer
+    and score; the prompt and reply it repeats are in the row's convo), which halves the
+    file. The bytes still depend on the SQLite library that wrote them (its version is in
+    the file header), so a re-run on another machine compares rows, not bytes."""
+    shutil.copyfile(path, scratch)
+    con = sqlite3.connect(scratch)
+    with con:
+        con.execute("UPDATE Cache SET store_time = ?, access_time = ?", (STORED, STORED))
+        if path.parent.name == "cache.sqlite":
+            for rowid, value in con.execute("SELECT rowid, value FROM Cache").fetchall():
+                row = json.loads(value)
+                html = row.get("html") or ""
+                if "<h3>Results</h3>" in html:
+                    row["html"] = html[html.index("<h3>Results</h3>") :]
+                con.execute(
+                    "UPDATE Cache SET value = ? WHERE rowid = ?",
+                    (json.dumps(row).encode(), rowid),
+                )
+    con.execute("PRAGMA journal_mode = DELETE")
+    con.execute("VACUUM")
+    con.close()
+    return scratch.read_bytes()
 
 
 def normalise_metrics(doc: dict) -> dict:

@@ -24,26 +24,49 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
-def answer(items: dict[str, dict], side: str, hit_rate: float, prompt: str) -> str:
-    """The stub model's reply to one prompt: the right letter when the item is within
-    reach and a side-seeded draw says so, else a wrong letter (or, rarely, no answer
-    line at all, which the harness's extraction scores 0)."""
+# How a side's server hands the reply back. "served" is a working reasoning setup (the
+# <think> block in content, which the adapter's reasoning interceptor strips). "broken"
+# stands for a reasoning parser that misses the end of thinking: for LOST of the items the
+# whole reply lands in reasoning_content with an empty content; for CUT of them the
+# reasoning runs into the output limit (finish_reason "length", an unfinished <think>).
+LOST, CUT = 0.30, 0.03
+
+
+def answer(items: dict[str, dict], side: str, hit_rate: float, prompt: str) -> dict:
+    """The stub model's reply to one prompt, as {content, reasoning_content,
+    finish_reason}: the right letter when the item is within reach and a side-seeded draw
+    says so, else a wrong letter (or, rarely, no answer line at all, which the harness's
+    extraction scores 0). `side` is "baseline", "candidate" or "candidate/broken": the
+    broken side draws its answers as the candidate does (the same model) and differs
+    only in how the server returns them."""
+    model, _, serving = side.partition("/")
     choices = dict(_CHOICE.findall(prompt))
     item = next((it for q, it in items.items() if q in prompt), None)
     if item is None or len(choices) != 4:
-        return "I cannot tell which question this is.\n\nAnswer: A"
+        return _reply("I cannot tell which question this is.\n\nAnswer: A")
     right = next(letter for letter, text in choices.items() if text == item["Correct Answer"])
-    rng = random.Random(_digest(side, item["Record ID"]))
+    rng = random.Random(_digest(model, item["Record ID"]))
     draw = rng.random()
     if item["known"] and draw < hit_rate:
         letter = right
     else:
         letter = rng.choice([c for c in "ABCD" if c != right])
     steps = " ".join(rng.choice(("weigh", "recall", "check", "compare")) for _ in range(12))
-    thinking = f"<think>Steps: {steps}.</think>"
+    text = f"Having compared the four options, {letter} fits best.\n\nAnswer: {letter}"
     if rng.random() < 0.03:  # a reply that never states its letter
-        return f"{thinking}The options look close; I would need more context."
-    return f"{thinking}Having compared the four options, {letter} fits best.\n\nAnswer: {letter}"
+        text = "The options look close; I would need more context."
+    if serving != "broken":
+        return _reply(f"<think>Steps: {steps}.</think>{text}")
+    fate = random.Random(_digest("serving", item["Record ID"])).random()
+    if fate < CUT:
+        return _reply(f"<think>Steps: {steps}, then", finish="length")
+    if fate < CUT + LOST:
+        return _reply(None, reasoning=f"Steps: {steps}.\n\n{text}")
+    return _reply(f"<think>Steps: {steps}.</think>{text}")
+
+
+def _reply(content, reasoning=None, finish="stop") -> dict:
+    return {"content": content, "reasoning_content": reasoning, "finish_reason": finish}
 
 
 class Stub:
@@ -77,9 +100,13 @@ class Stub:
             if self.left < 0:
                 return 503, {"error": {"message": "stub: request budget spent"}}
         prompt = "\n".join(m.get("content") or "" for m in body.get("messages", []))
-        text = answer(self.items, self.side, self.hit_rate, prompt)
+        reply = answer(self.items, self.side, self.hit_rate, prompt)
+        message = {"role": "assistant", "content": reply["content"]}
+        if reply["reasoning_content"] is not None:
+            message["reasoning_content"] = reply["reasoning_content"]
+        said = (reply["content"] or "") + (reply["reasoning_content"] or "")
         prompt_tokens = len(prompt.split()) * 4 // 3
-        completion_tokens = len(text.split()) * 4 // 3
+        completion_tokens = len(said.split()) * 4 // 3
         return 200, {
             "id": "chatcmpl-" + _digest(self.side, prompt)[:24],
             "object": "chat.completion",
@@ -88,8 +115,8 @@ class Stub:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
+                    "message": message,
+                    "finish_reason": reply["finish_reason"],
                 }
             ],
             "usage": {

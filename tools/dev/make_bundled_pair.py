@@ -12,9 +12,11 @@ What is real: MRCR rewards, prefix_matched and seq_match_ratio come from Gym's o
 `_grade`; the aggregate file from Gym's `compute_aggregate_metrics` with the MRCR server's
 `compute_metrics`/`get_key_metrics`, written as Gym's rollout collection writes it; each
 run.sub is the launcher's own dry-run rendering of the shipped MRCR template. What is
-synthetic: the item texts, the model responses and the log contents. GPQA's results.yml and
-eval_factory_metrics.json come from nemo-evaluator + simple-evals run against a loopback
-stub (bundled_pair_gpqa.py), when --harness names their venv's python.
+synthetic: the item texts, the model responses and the log contents. GPQA's results.yml,
+eval_factory_metrics.json and per-item databases come from nemo-evaluator + simple-evals
+run against a loopback stub (bundled_pair_gpqa.py), when --harness names their venv's
+python; a third run, candidate-reasoning (GPQA only), is the candidate's model behind a
+broken reasoning setup.
 """
 
 from __future__ import annotations
@@ -45,7 +47,10 @@ AGENT = "mrcr_n3_1m_benchmark_simple_agent"
 SIDES = {
     "baseline": ("20261130_101500-b5e1a7c04d2f9e63", 5100001, "model-bf16", 0),
     "candidate": ("20261201_091200-c7d30b9e58a1f426", 5100002, "model-nvfp4", 1),
+    # The candidate's model served with a broken reasoning setup: GPQA only.
+    "candidate-reasoning": ("20261202_081000-d4e6f8a0b2c41357", 5100003, "model-nvfp4", 1),
 }
+GPQA_ONLY = {"candidate-reasoning"}
 HIT_RATE = {0: {2: 0.98, 4: 0.98, 8: 0.98}, 1: {2: 0.98, 4: 0.98, 8: 0.78}}
 FILL = {  # the template's `???` blanks, obviously fake
     "hostname": "login.cluster.invalid",
@@ -216,11 +221,16 @@ def filled_template(checkpoint: str) -> str:
     # defaults, so GPQA runs with simple-evals' 16384 either way; written, it shows.
     # One request at a time: nemo-evaluator rounds its running token averages at every
     # response, so their values depend on arrival order; serial keeps the bytes fixed.
+    # use_caching back on for GPQA alone (the template turns it off for Gym): it is
+    # nemo-evaluator's default, and only then does the adapter keep every response
+    # (with it off, only the html report's 5), which gives each item its finish_reason.
     return text + (
         "    - name: simple_evals.gpqa_diamond\n      nemo_evaluator_config:\n"
         "        config:\n          params:\n            limit_samples: null\n"
         f"            max_new_tokens: {gpqa.MAX_NEW_TOKENS}\n"
         "            parallelism: 1\n"
+        "        target:\n          api_endpoint:\n            adapter_config:\n"
+        "              use_caching: true\n"
     )
 
 
@@ -312,6 +322,8 @@ def write_side(
     rng = random.Random(f"{SEED}-{side}")
     invocation = out / side
     for task, script in scripts.items():
+        if side in GPQA_ONLY and task.startswith("nemo_gym"):
+            continue
         script = fix_ids(script, inv_dir, workdir)
         task_dir = invocation / task
         (task_dir / "artifacts").mkdir(parents=True)
@@ -370,11 +382,13 @@ def write_mrcr(gym, task_dir, rng, items, hit_rate, names, job) -> None:
     write_logs(task_dir, names, client, job)
 
 
-def write_gpqa(task_dir: Path, files: tuple[str, str], names: list[str], job: int) -> None:
-    """results.yml and eval_factory_metrics.json as the harness wrote them (normalised)."""
-    results, metrics = files
-    (task_dir / "artifacts" / "results.yml").write_text(results)
-    (task_dir / "artifacts" / "eval_factory_metrics.json").write_text(metrics)
+def write_gpqa(task_dir: Path, files: dict[str, bytes], names: list[str], job: int) -> None:
+    """The harness's files as it wrote them (normalised): results.yml,
+    eval_factory_metrics.json and the per-item databases (gpqa.KEPT)."""
+    for name, data in files.items():
+        path = task_dir / "artifacts" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
     write_logs(task_dir, names, "Evaluating gpqa_diamond: 198 samples (synthetic log)\n", job)
 
 
@@ -385,9 +399,7 @@ def gpqa_runner(harness: Path | None, work: Path):
         saved = {}
         for side in SIDES:
             arts = ROOT / "tests/data/suite" / side / "simple_evals.gpqa_diamond.1" / "artifacts"
-            saved[side] = tuple(
-                (arts / name).read_text() for name in ("results.yml", "eval_factory_metrics.json")
-            )
+            saved[side] = {name: (arts / name).read_bytes() for name in gpqa.KEPT}
         return lambda side, _ef: saved[side]
     rows = gpqa.make_bank(SEED)
     cache = gpqa.write_cache(harness, rows, work)
@@ -402,7 +414,8 @@ def main(argv: list[str] | None = None) -> int:
         "--harness",
         type=Path,
         help="python of a venv with nemo-evaluator 0.2.8 and nvidia-simple-evals 26.3; "
-        "without it the bundled GPQA results.yml/eval_factory_metrics.json are reused",
+        "without it the bundled GPQA harness files (results.yml, metrics, the per-item "
+        "databases) are reused",
     )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bundled-pair-") as tmp:

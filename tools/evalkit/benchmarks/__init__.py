@@ -49,8 +49,14 @@ def gym_benchmark(task: TaskRun) -> str:
 
 
 def other_score(task: TaskRun) -> dict[str, Any]:
-    """A non-MRCR task's headline: results.yml, else GDPVal's rubric mean."""
-    return results_yml.other_score(as_run(task), fallback=gdpval.gym_rubric_score)
+    """A non-MRCR task's headline: results.yml, else GDPVal's rubric mean; with its
+    denominators (items, scored, failed by cause) when the harness leaves items."""
+    from evalkit.benchmarks.harnesses import task_outcomes
+    from evalkit.benchmarks.results_yml.denominators import with_outcomes
+
+    run = as_run(task)
+    entry = results_yml.other_score(run, fallback=gdpval.gym_rubric_score)
+    return with_outcomes(entry, task_outcomes(run))
 
 
 def task_score(task: TaskRun) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from evalkit.benchmarks import simple_evals
 from evalkit.runs.outcomes import TaskOutcomes
 from evalkit.runs.run import Run, as_run
 
@@ -24,7 +25,9 @@ class HarnessReader(NamedTuple):
 
 
 # Registered readers, most specific first. Each harness package adds one line here.
-READERS: tuple[HarnessReader, ...] = ()
+READERS: tuple[HarnessReader, ...] = (
+    HarnessReader(simple_evals.HARNESS, simple_evals.recognises, simple_evals.read_outcomes),
+)
 
 
 def task_outcomes(task) -> TaskOutcomes | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evalkit.checks.model import Expectation
 from evalkit.runs.logscan import LogScan
@@ -54,6 +55,7 @@ class Evidence:
     gym_version: str | None = None
     banner_pending: bool = False  # status: the last client line is the commit banner
     quiet: bool = False  # status: nothing written lately, walltime over, or chain ended
+    outcomes: Any = None  # runs.outcomes.TaskOutcomes: a harness's items (not MRCR)
 
     @property
     def logs(self) -> list[LogScan]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.benchmarks import is_mrcr, rollout_pass
+from evalkit.benchmarks.harnesses import task_outcomes
 from evalkit.checks.evidence import Evidence, RolloutFacts
 from evalkit.checks.model import Check, Expectation, expected_rollouts, verdict, worst
 from evalkit.checks.runner import run_rules
@@ -138,6 +139,7 @@ def gather(task: Any, expected_override: int | None = None) -> Evidence:
         gym_pin=pin,
         gym_pin_source=pin_source,
         gym_version=gym_version(task.gym_versions),
+        outcomes=None if mrcr or task.is_gym else task_outcomes(task),
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.benchmarks import gym_benchmark, is_mrcr, other_score, rollout_pass
+from evalkit.benchmarks.harnesses import task_outcomes
 from evalkit.benchmarks.mrcr.variants import agent_of
 from evalkit.checks.model import FAIL
 from evalkit.checks.validate import validate_task
@@ -123,9 +124,10 @@ class SuiteTask:
 
     run: Any  # evalkit.runs.run.Run
     benchmark: str
-    kind: str  # "gym" (item-level rollouts) or "results" (results.yml only)
+    kind: str  # "gym" (rollouts), "items" (a harness's per-item files) or "results"
     validation: tuple[str, list[str]]  # (verdict, failing check messages)
-    headline: Any = None  # Headline, for results tasks
+    headline: Any = None  # Headline, for results and items tasks
+    outcomes: Any = None  # runs.outcomes.TaskOutcomes, for items tasks
 
 
 def validation_of(run: Run) -> tuple[str, list[str]]:
@@ -150,6 +152,12 @@ def load_side(runs: list[Run]) -> list[SuiteTask]:
             headlines = results_headlines(run)
         except InputError:
             headlines = []  # validate already failed it (results-file); shown as no score
+        outcomes = task_outcomes(run)
+        if outcomes is not None and outcomes.items and len(headlines) <= 1:
+            label = headlines[0].task if headlines else run.name
+            head = headlines[0] if headlines else None
+            tasks.append(SuiteTask(run, label, "items", validation, head, outcomes))
+            continue
         if not headlines:
             tasks.append(SuiteTask(run, run.name, "results", validation))
         for headline in headlines:

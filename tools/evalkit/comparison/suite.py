@@ -17,6 +17,7 @@ from typing import Any
 from evalkit.comparison.gate import DEFAULT_MARGIN, Gate, Margin, Reference
 from evalkit.comparison.headlines import compare_headlines
 from evalkit.comparison.items import compare_gym
+from evalkit.comparison.outcome_items import compare_outcomes
 from evalkit.comparison.sides import SuiteTask, load_side, read_gym_side, to_points
 from evalkit.errors import InputError
 from evalkit.runs.run import load_runs
@@ -110,7 +111,30 @@ def _score_source(task: SuiteTask) -> dict[str, Any]:
             "key": "reward (mean per item, repeats averaged first, x 100)",
         }
     metric = task.headline.metric if task.headline is not None else None
+    if task.kind == "items" and task.outcomes is not None and task.outcomes.source:
+        return {
+            "file": str(task.run.task_dir / task.outcomes.source),
+            "key": f"score per item, mean of scored and failed items ({metric} in results.yml)",
+        }
     return {"file": str(task.run.results_path), "key": metric}
+
+
+def _items_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) -> dict[str, Any]:
+    row = compare_outcomes(
+        base.outcomes,
+        cand.outcomes,
+        margin=margin.resolve,
+        seed=options["seed"],
+        bootstrap=options["bootstrap"],
+    )
+    row["provenance"] = {
+        "base": base.run.provenance.as_dict(),
+        "cand": cand.run.provenance.as_dict(),
+    }
+    heads = [h for h in (base.headline, cand.headline) if h is not None and h.scale]
+    if heads:  # the documented scale, as for results.yml rows; the figures are points
+        row["scale"] = heads[0].scale
+    return row
 
 
 def _reference_check(row: dict[str, Any], ref: Reference) -> dict[str, Any]:
@@ -168,6 +192,9 @@ def compare_suite(
             rows.append(row)
             continue
         margin = gate.margin(b.benchmark)
+        if {b.kind, c.kind} == {"items", "results"}:  # items on one side: headlines only
+            b.kind = c.kind = "results"
+            row["notes"] = ["per-item files on one side only: compared unpaired"]
         if b.kind != c.kind:
             row.update(
                 verdict="not_comparable",
@@ -176,7 +203,11 @@ def compare_suite(
         elif b.kind == "gym":
             row.update(_gym_row(b, c, margin, options))
         else:
-            row.update(_results_row(b, c, margin))
+            row.update(
+                _items_row(b, c, margin, options)
+                if b.kind == "items"
+                else _results_row(b, c, margin)
+            )
             invalid = _validation_reasons(b, c)
             if invalid:
                 row["verdict"] = "not_comparable"

@@ -75,6 +75,27 @@ def strata_lines(strata: dict[str, Any], indent: str = "  ") -> list[str]:
     return [f"{indent}needle strata (points 0-100):"] + [indent + x for x in body.splitlines()]
 
 
+def outcome_lines(row: dict[str, Any], indent: str = "  ") -> list[str]:
+    """Items by outcome on each side, and the paired test on their failed shares."""
+    outcomes, failures = row.get("outcomes"), row.get("failures")
+    if not outcomes:
+        return []
+    out = []
+    for side, name in (("base", "base"), ("cand", "cand")):
+        o = outcomes[side]
+        causes = ", ".join(f"{k} {v}" for k, v in o["by_outcome"].items() if k != "scored")
+        out.append(
+            f"{indent}items {name}: {o['items']}, scored {o['scored']}"
+            + (f", failed {o['failed']} ({causes})" if o["failed"] else "")
+        )
+    if failures:
+        out.append(
+            f"{indent}failed (not the answer): base {100 * failures['base_failed_share']:.1f} %"
+            f", cand {100 * failures['cand_failed_share']:.1f} %, p {_p(failures['p'])}"
+        )
+    return out
+
+
 def render_suite_text(doc: dict[str, Any]) -> str:
     from evalkit.render.report import table
 
@@ -105,6 +126,7 @@ def render_suite_text(doc: dict[str, Any]) -> str:
         validation = row.get("validation")
         if validation:
             out.append(f"  validate: base {validation['base']}, cand {validation['cand']}")
+        out += outcome_lines(row)
         for reason in own_reasons(row):
             out.append(f"  - {reason}")
         out += strata_lines(row.get("strata") or {})

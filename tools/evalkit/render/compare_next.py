@@ -44,7 +44,8 @@ def compare_command(doc: dict[str, Any], extra: str = "") -> str:
 def already_ran(doc: dict[str, Any]) -> list[str]:
     """The work compare did on the way, named by the command a person would run for it."""
     tasks = doc["tasks"]
-    gym = [t for t in tasks if t.get("paired")]
+    gym = [t for t in tasks if t.get("paired") and not t.get("outcomes")]
+    items = [t for t in tasks if t.get("paired") and t.get("outcomes")]
     headline = [t for t in tasks if not t.get("paired") and t.get("base") is not None]
     out = [f"validate on both sides ({len(tasks)} task(s) each)"]
     if any(t["benchmark"] == "mrcr" for t in gym):  # regrade re-grades; this was not that
@@ -53,6 +54,14 @@ def already_ran(doc: dict[str, Any]) -> list[str]:
         out.append(
             "score from the rollouts for "
             + ", ".join(f"{t['benchmark']} ({t['n']} items paired by content)" for t in gym)
+        )
+    if items:
+        out.append(
+            "score from the harness's per-item files for "
+            + ", ".join(
+                f"{t['benchmark']} ({t['n']} items paired by id and prompt, failures by cause)"
+                for t in items
+            )
         )
     if headline:
         out.append("score from results.yml for " + ", ".join(t["benchmark"] for t in headline))
@@ -71,7 +80,10 @@ def checked_lines(doc: dict[str, Any]) -> list[str]:
                 f"trust checks {', '.join(c['id'] for c in trust)}"
                 + (f" (failed: {', '.join(failed)})" if failed else " (all passed)")
             )
-        parts.append("items paired by content" if t.get("paired") else "unpaired headline")
+        if t.get("outcomes"):
+            parts.append("items paired by id and prompt; failed items counted by cause")
+        else:
+            parts.append("items paired by content" if t.get("paired") else "unpaired headline")
         lines.append(f"checked {t['benchmark']}: {'; '.join(parts)}")
     return lines
 

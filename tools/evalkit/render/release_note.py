@@ -76,6 +76,19 @@ def _trust(tasks: list[dict[str, Any]]) -> list[str]:
     out = []
     for t in tasks:
         checks = t.get("trust") or []
+        if not checks and t.get("outcomes"):
+            shift = t.get("failures") or {}
+            share = (
+                f": failed share {shift['base_failed_share']:.1%} vs "
+                f"{shift['cand_failed_share']:.1%} (p {shift['p']:.3g})"
+                if "p" in shift
+                else ""
+            )
+            out.append(
+                f"- {_cell(t['benchmark'])}: items paired by id and prompt; failed items "
+                f"(reasoning-only, truncated, endpoint errors) compared between the arms{share}"
+            )
+            continue
         if not checks:
             out.append(
                 f"- {_cell(t['benchmark'])}: no item-level data; compared unpaired on the "

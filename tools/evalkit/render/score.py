@@ -6,6 +6,22 @@ from evalkit.render.endings import ending, quote
 from evalkit.render.report import bar, format_number, table
 
 
+def denominators(t: dict) -> str:
+    """The headline's denominators: items, scored as answers, failed by cause."""
+    o = t["outcomes"]
+    causes = ", ".join(f"{k} {v}" for k, v in o["by_outcome"].items() if k != "scored")
+    repeats = f" ({o['unique_items']} x {o['repeats']} repeats)" if o["repeats"] > 1 else ""
+    line = f"{o['items']} items{repeats}, {o['scored']} scored as answers"
+    line += f", {o['failed']} failed ({causes})" if o["failed"] else ", none failed"
+    if t.get("stderr_source"):
+        reported = t.get("stderr_results_yml")
+        shown = "none" if reported is None else format_number(reported, 4)
+        line += f"; stderr from the items (results.yml says {shown})"
+    for failure in o.get("run_failures", []):
+        line += f"\n  run: {failure['outcome']} {failure['evidence']}"
+    return line
+
+
 def report_text(tasks: list[dict], run: str | None = None) -> str:
     rows = []
     for t in tasks:
@@ -43,6 +59,8 @@ def report_text(tasks: list[dict], run: str | None = None) -> str:
                 fraction = None if value is None else value / 100.0  # bar() takes 0-1
                 out.append(f"  {needles} needles  {bar(fraction, 30)}  {format_number(value)}")
             out.append(f"  prefix_matched {format_number(t['prefix_matched'], 3)} (0-1)")
+        elif t.get("outcomes"):
+            out.append(f"\n{t['task']}: " + denominators(t))
         elif t.get("available"):
             out.append(
                 f"\n{t['task']}: no documented headline key; scores present: "

@@ -33,6 +33,8 @@ HEADLINE_KEYS: tuple[HeadlineKey, ...] = (
     # simple-evals' GPQA Diamond (nel task simple_evals.gpqa_diamond): a 0-1 fraction,
     # read from a real nvidia-simple-evals 26.3 results.yml (tests/data/suite).
     _key("gpqa", r"gpqa_diamond_score_micro", "0-1"),
+    # ... and with n_samples > 1 (read from a real run with n_samples 4, PROVENANCE.md).
+    _key("gpqa", r"gpqa_diamond_score_micro_avg_of_(?P<n>\d+)", "0-1"),
     _key("hle", r"hle_pass_at_1_judge_correct"),
     _key("ifbench", r"ifbench_pass_at_1_avg-of-(?P<n>\d+)_prompt_loose_accuracy"),
     _key("aa_lcr", r"aalcr_pass_at_1_avg-of-(?P<n>\d+)_judge_correct"),

@@ -1,0 +1,81 @@
+"""Few items failed for a reason that is not the model's answer.
+
+## What it does
+Reads every item the harness left (simple-evals' per-item database, and the other
+harnesses registered in `benchmarks/harnesses.py`) and divides the items that failed for
+a reason other than their answer by all items: the answer only in `reasoning_content`
+(empty `content`), a reply cut at the output limit (`finish_reason` `length`, or an
+unfinished `<think>` passed on as the answer), a judge or endpoint error, an item never
+written. An unparsed answer is the model's own and is not counted here (it is shown).
+Only on a finished run, and only for tasks whose harness leaves items.
+
+## Why is this bad
+Severity: fail (`invalid`) above 5 % of items; a warning above 1 %. When every such
+item is `missing` (the run stopped early) the fail is `incomplete` instead. The harness scores
+each such item 0, so the score measures the setup, not the model: at 5 % a task with
+70 % accuracy loses up to 3.5 points, more than three times the default 1-point gate
+margin; above 1 % the loss can already exceed that margin.
+
+## Example
+`62 of 198 items (31.3%) failed for a reason that is not the answer: reasoning_only 53,
+truncated 9` (the bundled `tests/data/suite/candidate-reasoning`).
+
+## Fix
+Per cause: `reasoning_only`, set the server's reasoning parser (`--reasoning-parser`)
+or the adapter's `process_reasoning_traces`; `truncated`, raise the task's
+`max_new_tokens` (or the server's `--max-model-len`); `endpoint_error`, read the client
+log's status codes and context-length errors; `missing`, resume the run. Then rerun.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from evalkit.benchmarks.results_yml.denominators import NOT_THE_ANSWER
+from evalkit.checks.evidence import Evidence
+from evalkit.checks.model import INCOMPLETE, INVALID, Check, failed, passed, warned
+from evalkit.checks.rule import Rule
+
+ID = "item-outcomes"
+INVALID_ABOVE = 0.05
+WARN_ABOVE = 0.01
+FIX = {
+    "reasoning_only": "set the server's reasoning parser (--reasoning-parser) or the "
+    "adapter's process_reasoning_traces so the answer reaches content",
+    "truncated": "raise the task's max_new_tokens (or --max-model-len) so replies finish",
+    "judge_error": "check the judge endpoint; its failures were scored 'no'",
+    "endpoint_error": "read the client log's status codes and context-length errors",
+    "missing": "resume the run",
+}
+
+
+def check_item_outcomes(counts: Counter, items: int, source: str | None) -> Check:
+    bad = {k: v for k, v in counts.items() if k in {o.value for o in NOT_THE_ANSWER}}
+    total = sum(bad.values())
+    share = total / items if items else 0.0
+    shown = ", ".join(f"{k} {v}" for k, v in sorted(bad.items(), key=lambda kv: -kv[1]))
+    unparsed = counts.get("unparsed", 0)
+    tail = f"; {unparsed} unparsed (the model's own answer)" if unparsed else ""
+    where = f" ({source})" if source else ""
+    if not total:
+        return passed(ID, f"every one of {items} items scored as an answer{tail}{where}")
+    value = (
+        f"{total} of {items} items ({share:.1%}) failed for a reason that is not the "
+        f"answer: {shown}{tail}{where}"
+    )
+    cause = max(bad, key=bad.__getitem__)
+    if share > INVALID_ABOVE:
+        kind = INCOMPLETE if set(bad) == {"missing"} else INVALID  # only unwritten: resume
+        return failed(ID, kind, f"{value} > {INVALID_ABOVE:.0%}; {FIX.get(cause, '')}")
+    if share > WARN_ABOVE:
+        return warned(ID, f"{value} > {WARN_ABOVE:.0%}; {FIX.get(cause, '')}")
+    return passed(ID, value)
+
+
+def judge(ev: Evidence) -> Check | None:
+    if ev.growing or ev.outcomes is None or not ev.outcomes.items:
+        return None
+    return check_item_outcomes(ev.outcomes.counts(), len(ev.outcomes.items), ev.outcomes.source)
+
+
+RULE = Rule(ID, "items failed only by their answer", judge, __doc__ or "", growing=False)
