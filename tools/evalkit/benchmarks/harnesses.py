@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from evalkit.benchmarks import hle, lm_eval
 from evalkit.runs.outcomes import TaskOutcomes
 from evalkit.runs.run import Run, as_run
 
@@ -24,7 +25,10 @@ class HarnessReader(NamedTuple):
 
 
 # Registered readers, most specific first. Each harness package adds one line here.
-READERS: tuple[HarnessReader, ...] = ()
+READERS: tuple[HarnessReader, ...] = (
+    HarnessReader("lm_eval", lm_eval.recognises, lm_eval.read_outcomes),
+    HarnessReader("hle", hle.recognises, hle.read_outcomes),
+)
 
 
 def task_outcomes(task) -> TaskOutcomes | None:

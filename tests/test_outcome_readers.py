@@ -1,0 +1,147 @@
+"""The lm-eval and HLE per-item readers and the run-level failure reader, on fixtures.
+
+tests/data/outcomes/lm_eval.0 and lm_eval_failed.0 are real runs of nemo-evaluator 0.2.8
+with nvidia-lm-eval 26.3 against a loopback stub (tools/dev/lm_eval_outcomes.py); hle.0
+follows nvidia-hle 26.3's writers but was not run (tools/dev/hle_outcomes.py says why).
+The GPQA task of the bundled pair carries real eval_factory_metrics.json output.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evalkit.benchmarks import hle, lm_eval
+from evalkit.benchmarks.adapter_cache import read_cache
+from evalkit.benchmarks.harnesses import task_outcomes
+from evalkit.benchmarks.run_failures import run_failures
+from evalkit.errors import InputError
+from evalkit.runs.outcomes import Outcome
+from evalkit.runs.run import load_runs
+
+DATA = Path(__file__).resolve().parent / "data"
+OUTCOMES = DATA / "outcomes"
+GPQA = DATA / "suite" / "baseline" / "simple_evals.gpqa_diamond.1"
+
+
+def _run(path: Path):
+    [run] = load_runs(path)
+    return run
+
+
+def test_lm_eval_every_outcome_class_from_the_real_harness():
+    run = _run(OUTCOMES / "lm_eval.0")
+    assert lm_eval.recognises(run) and not hle.recognises(run)
+    outcomes = task_outcomes(run)
+    assert outcomes.harness == "lm_eval"
+    # the stub answers item n by n % 5: right, wrong, cut, reasoning only, no answer line
+    assert outcomes.counts() == {"scored": 8, "truncated": 4, "reasoning_only": 4, "unparsed": 4}
+    by_id = {item.item_id: item for item in outcomes.items}
+    assert by_id["evalkit_tiny_math/0"].score == 1.0
+    assert by_id["evalkit_tiny_math/1"].outcome is Outcome.SCORED
+    assert by_id["evalkit_tiny_math/1"].score == 0.0
+    assert by_id["evalkit_tiny_math/2"].finish_reason == "length"
+    assert by_id["evalkit_tiny_math/3"].outcome is Outcome.REASONING_ONLY
+    assert by_id["evalkit_tiny_math/4"].outcome is Outcome.UNPARSED
+    # prompt_hash is sha256 of the prompt: two runs pair on (doc id, prompt)
+    assert all(len(item.prompt_digest) == 64 for item in outcomes.items)
+    # the scored mean of the items is the harness's headline (results.yml: 0.2)
+    assert sum(item.score for item in outcomes.items) / len(outcomes.items) == pytest.approx(0.2)
+    [truncated] = outcomes.run_failures
+    assert truncated.outcome is Outcome.TRUNCATED and truncated.count == 4
+
+
+def test_lm_eval_run_aborted_by_an_endpoint_error():
+    run = _run(OUTCOMES / "lm_eval_failed.0")
+    assert task_outcomes(run) is None  # no samples were written
+    failures = run_failures(run)
+    kinds = [(f.outcome, f.count) for f in failures]
+    assert (Outcome.MISSING, 1) in kinds
+    assert (Outcome.ENDPOINT_ERROR, 5) in kinds  # five HTTP 500 answers in response_stats
+    [retries] = [f for f in failures if "retries" in f.evidence]
+    assert retries.evidence.startswith("logs/client-5100001.log:")
+    assert "Retrying" in retries.evidence
+
+
+def test_hle_judge_errors_and_unanswered_questions():
+    run = _run(OUTCOMES / "hle.0")
+    assert hle.recognises(run) and not lm_eval.recognises(run)
+    outcomes = task_outcomes(run)
+    assert outcomes.counts() == {
+        "scored": 4,
+        "truncated": 1,
+        "judge_error": 1,
+        "unparsed": 1,
+        "reasoning_only": 2,
+        "endpoint_error": 1,
+    }
+    [judge] = [i for i in outcomes.items if i.outcome is Outcome.JUDGE_ERROR]
+    assert judge.score == 0.0 and 'scored "no"' in judge.detail
+    assert outcomes.run_failures == []
+
+
+def test_real_metrics_of_the_bundled_gpqa_task_hold_no_failure():
+    # nemo-evaluator 0.2.8 output: 198 of 198 successful, all stop, reasoning all finished
+    assert run_failures(_run(GPQA)) == []
+
+
+def test_metrics_counts_become_run_failures(tmp_path):
+    task = tmp_path / "simple_evals.gpqa_diamond.1"
+    shutil.copytree(GPQA, task)
+    path = task / "artifacts" / "eval_factory_metrics.json"
+    text = path.read_text()
+    text = text.replace('"successful_count": 198', '"successful_count": 190')
+    text = text.replace('"stop": 198', '"stop": 185,\n      "length": 5')
+    text = text.replace('"200": 198', '"200": 190,\n      "500": 8')
+    text = text.replace('"reasoning_unfinished_count": 0', '"reasoning_unfinished_count": 3')
+    path.write_text(text)
+    (task / "logs" / "client-5100001.log").write_text(
+        "ok\nopenai.BadRequestError: This model's maximum context length is 4096 tokens.\n"
+    )
+    failures = {(f.outcome.value, f.count) for f in run_failures(_run(task))}
+    assert failures == {
+        ("endpoint_error", 8),
+        ("truncated", 5),
+        ("truncated", 3),
+        ("endpoint_error", 1),
+    }
+
+
+def test_missing_results_is_a_run_failure(tmp_path):
+    task = tmp_path / "simple_evals.gpqa_diamond.1"
+    shutil.copytree(GPQA, task)
+    (task / "artifacts" / "results.yml").unlink()
+    [missing] = run_failures(_run(task))
+    assert missing.outcome is Outcome.MISSING and "results.yml" in missing.evidence
+
+
+def test_response_cache_is_read_without_writing_beside_it(tmp_path):
+    task = tmp_path / "t"
+    shutil.copytree(OUTCOMES / "lm_eval.0", task)
+    cache_dir = task / "artifacts" / "cache" / "responses"
+    before = sorted(p.name for p in cache_dir.iterdir())
+    index = read_cache(task / "artifacts")
+    assert index.responses == 20 and index.reasoning_only() == 4
+    assert sorted(p.name for p in cache_dir.iterdir()) == before  # no -wal, -shm, lock
+
+
+def test_a_malformed_samples_line_names_file_and_line(tmp_path):
+    task = tmp_path / "t"
+    shutil.copytree(OUTCOMES / "lm_eval.0", task)
+    [samples] = (task / "artifacts" / "served-model").glob("samples_*.jsonl")
+    lines = samples.read_text().splitlines(keepends=True)
+    lines[2] = '{"doc_id": 2, "resps": [[\n'
+    samples.write_text("".join(lines))
+    with pytest.raises(InputError) as err:
+        task_outcomes(_run(task))
+    assert err.value.line == 3 and samples.name in str(err.value)
+
+
+def test_a_samples_file_being_written_is_read_up_to_its_last_full_line(tmp_path):
+    task = tmp_path / "t"
+    shutil.copytree(OUTCOMES / "lm_eval.0", task)
+    [samples] = (task / "artifacts" / "served-model").glob("samples_*.jsonl")
+    samples.write_bytes(samples.read_bytes()[:-40])
+    assert len(task_outcomes(_run(task)).items) == 19
