@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from evalkit.render.outcomes import failure_lines, summary_line
 from evalkit.render.report import bar
 from evalkit.status.monitor import FINISHED, RESUME, STOP, WATCH, duration
 
@@ -49,6 +50,10 @@ def render(statuses: Sequence[Any]) -> str:
             lines.append(f"         {w.action}")
         for note in s.notes:
             lines.append(f"  note: {note}")
+        outcomes = getattr(s, "outcomes", None)
+        if summary_line(outcomes):
+            lines.append(f"  outcomes: {summary_line(outcomes)}")
+        lines += [f"  run failure: {line}" for line in failure_lines(outcomes)]
         if s.state == FINISHED and not s.stop:
             lines.append(f"  next: evalkit validate {s.path} before quoting a score")
     stop = any(s.stop for s in statuses)
