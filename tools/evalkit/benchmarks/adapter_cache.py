@@ -10,21 +10,24 @@ cached body is what the harness received (after the reasoning interceptor, when 
 
 A harness keeps the answer text, not the request, so the join is by the text the
 harness saw: `CacheIndex.lookup(text)` gives the finish_reason and whether the answer
-was only in `reasoning_content`. Only small facts are kept per response (a digest and a
-few flags), so memory stays bounded by the task's item count, never by response size.
+was only in `reasoning_content`, for the responses that explain a failure (cut at the
+limit, or no content); a finished answer with text gets no entry (lookup: None). Only a
+digest and a few flags are kept per such response, never its text.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import os
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import msgspec
 
 from evalkit.errors import InputError
-from evalkit.inputs import MAX_FILE_BYTES, read_bytes
+from evalkit.inputs import MAX_FILE_BYTES, open_binary
 
 CACHE_DB = Path("cache") / "responses" / "cache.db"
 
@@ -37,44 +40,83 @@ class CachedResponse:
     completion_tokens: int | None
 
 
-def text_digest(text: str | None) -> bytes:
-    """The join key: the answer text as the harness kept it (None and "" are one)."""
-    body = (text or "").strip().encode("utf-8", "surrogatepass")
-    return hashlib.blake2b(body, digest_size=16).digest()
+def text_digest(text: str | None) -> int:
+    """The join key: the answer text exactly as the harness kept it (None and "" are
+    one). Python's own string hash: computed in C, once per string object; the index
+    lives in one process, so its per-process seed does not matter."""
+    return hash(text or "")
 
 
-def _summary(body: dict) -> tuple[bytes, CachedResponse] | None:
-    choices = body.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+class _Message(msgspec.Struct):
+    content: Any = None
+    # Raw: only whether it holds text matters, so the (long) reasoning is never decoded
+    reasoning_content: msgspec.Raw = msgspec.Raw()
+    reasoning: msgspec.Raw = msgspec.Raw()
+
+
+class _Choice(msgspec.Struct):
+    message: _Message | None = None
+    text: Any = None  # the completions endpoint
+    finish_reason: Any = None
+
+
+class _Usage(msgspec.Struct):
+    completion_tokens: Any = None
+
+
+class _Body(msgspec.Struct):
+    choices: list[_Choice] | None = None
+    usage: _Usage | None = None
+
+
+_DECODER = msgspec.json.Decoder(_Body)
+
+
+def _has_text(raw: msgspec.Raw) -> bool:
+    """A raw JSON value that is a non-empty string (never decoded: it can be long)."""
+    return len(raw) > 4 or (len(raw) > 2 and bytes(raw) not in (b"null", b'" "'))
+
+
+def _summary(raw: bytes | str) -> tuple[int, CachedResponse] | None:
+    """The facts of a response that explains a failure (cut at the limit, or no content);
+    None for a finished answer with text, the common case, which needs no entry: an
+    answer not found in the index was not cut and had content. Only the fields used are
+    decoded (msgspec skips the rest of the body)."""
+    try:
+        body = _DECODER.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None  # not a chat or completions body: left unjoined
+    if not body.choices:
         return None
-    choice = choices[0]
-    message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-    content = message.get("content") if message else choice.get("text")
-    reasoning = message.get("reasoning_content") or message.get("reasoning")
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
-    tokens = usage.get("completion_tokens")
+    choice = body.choices[0]
+    message = choice.message
+    content = message.content if message is not None else choice.text
     text = content if isinstance(content, str) else None
+    finish = choice.finish_reason if isinstance(choice.finish_reason, str) else None
+    empty = not (text or "").strip()
+    if finish != "length" and not empty:
+        return None
+    tokens = body.usage.completion_tokens if body.usage is not None else None
     return text_digest(text), CachedResponse(
-        finish_reason=choice.get("finish_reason")
-        if isinstance(choice.get("finish_reason"), str)
-        else None,
-        content_empty=not (text or "").strip(),
-        has_reasoning=isinstance(reasoning, str) and bool(reasoning.strip()),
+        finish_reason=finish,
+        content_empty=empty,
+        has_reasoning=message is not None
+        and (_has_text(message.reasoning_content) or _has_text(message.reasoning)),
         completion_tokens=tokens if isinstance(tokens, int) else None,
     )
 
 
 class CacheIndex:
-    """Responses by answer-text digest. Several responses with one text (most often the
-    empty one) keep them all; `lookup` prefers the one that explains a failure."""
+    """The responses that explain a failure, by answer-text digest; `responses` counts
+    every cached response. Several with one text (most often the empty one) are kept,
+    up to a few distinct ones; `lookup` prefers the one cut at the limit."""
 
     def __init__(self) -> None:
-        self.by_text: dict[bytes, list[CachedResponse]] = {}
+        self.by_text: dict[int, list[CachedResponse]] = {}
         self.responses = 0
         self.empty_with_reasoning = 0
 
-    def add(self, digest: bytes, response: CachedResponse) -> None:
-        self.responses += 1
+    def add(self, digest: int, response: CachedResponse) -> None:
         self.empty_with_reasoning += response.content_empty and response.has_reasoning
         bucket = self.by_text.setdefault(digest, [])
         if len(bucket) < 8 and response not in bucket:  # identical facts add nothing
@@ -84,6 +126,8 @@ class CacheIndex:
         bucket = self.by_text.get(text_digest(text))
         if not bucket:
             return None
+        if len(bucket) == 1:
+            return bucket[0]
         return next((r for r in bucket if r.finish_reason == "length"), None) or next(
             (r for r in bucket if r.has_reasoning), bucket[0]
         )
@@ -108,24 +152,32 @@ def _rows(db: Path) -> Iterator[tuple[object, object]]:
         conn.close()
 
 
-def _body(directory: Path, filename: object, value: object) -> dict | None:
+def read_sized(path: Path, limit: int) -> bytes:
+    """The whole file, refused past LIMIT; the buffer is the file's size, not the limit
+    (a read of limit+1 bytes reserves that much first)."""
+    with open_binary(path, "a harness output file") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise InputError(f"larger than {limit} bytes; not read", path)
+        try:
+            return handle.read(size + 1)
+        except OSError as err:
+            raise InputError(f"cannot read ({err.strerror or err})", path) from None
+
+
+def _raw(directory: Path, filename: object, value: object) -> bytes | str | None:
+    """The response body: the row's value, or its `.val` file for a large one."""
     if isinstance(filename, str) and filename:
         path = (directory / filename).resolve()
         if directory.resolve() not in path.parents:  # a value file stays in the cache dir
             return None
         try:
-            raw: object = read_bytes(path, MAX_FILE_BYTES)
+            return read_sized(path, MAX_FILE_BYTES)
         except InputError:
             return None  # evicted or unreadable: the item stays unjoined, not fatal
-    else:
-        raw = value
-    if isinstance(raw, memoryview):
-        raw = bytes(raw)
-    try:
-        body = json.loads(raw) if isinstance(raw, (bytes, str)) else None
-    except (ValueError, RecursionError):
-        return None
-    return body if isinstance(body, dict) else None
+    if isinstance(value, memoryview):
+        return bytes(value)
+    return value if isinstance(value, (bytes, str)) else None
 
 
 def read_cache(artifacts_dir: Path) -> CacheIndex | None:
@@ -134,12 +186,14 @@ def read_cache(artifacts_dir: Path) -> CacheIndex | None:
     if not db.is_file():
         return None
     index = CacheIndex()
+    directory = db.parent
     for filename, value in _rows(db):
-        body = _body(db.parent, filename, value)
-        summary = _summary(body) if body is not None else None
+        raw = _raw(directory, filename, value)
+        index.responses += 1
+        summary = _summary(raw) if raw is not None else None
         if summary is not None:
             index.add(*summary)
     return index
 
 
-__all__ = ["CACHE_DB", "CacheIndex", "CachedResponse", "read_cache", "text_digest"]
+__all__ = ["CACHE_DB", "CacheIndex", "CachedResponse", "read_cache", "read_sized", "text_digest"]

@@ -10,10 +10,9 @@ from pathlib import Path
 
 import msgspec
 
-from evalkit.benchmarks.adapter_cache import CacheIndex, read_cache
+from evalkit.benchmarks.adapter_cache import CacheIndex, read_cache, read_sized
 from evalkit.benchmarks.run_failures import run_failures
 from evalkit.errors import InputError
-from evalkit.inputs import read_bytes
 from evalkit.runs.outcomes import ItemResult, Outcome, TaskOutcomes
 from evalkit.runs.run import Run
 
@@ -68,7 +67,7 @@ def read_outcomes(run: Run) -> TaskOutcomes:
     path = judged_file(run.artifacts_dir)
     assert path is not None  # recognises() said so
     try:
-        judged = _DECODER.decode(read_bytes(path, MAX_JUDGED_BYTES))
+        judged = _DECODER.decode(read_sized(path, MAX_JUDGED_BYTES))
     except RecursionError:
         raise InputError("JSON nesting too deep", path) from None
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
