@@ -6,7 +6,8 @@ two HLE tasks) of --items items each (default 3000), each with its adapter respo
 (`cache/responses/cache.db`, the Cache table of nemo-evaluator 0.2.8's
 `adapters/caching/diskcaching.py`) and per-item file (lm-eval's samples JSONL, HLE's
 judged JSON), answers of --chars characters; every cached response also carries
---thinking characters of reasoning_content, as a reasoning model's do. Then, --repeat times each, alternating:
+--thinking characters of reasoning_content, as a reasoning model's do. Then, --repeat
+times each, alternating:
 
   files once  every byte of every per-item file read line by line, and every cached
               response body fetched from sqlite (what any reader must at least do);
@@ -29,9 +30,9 @@ import hashlib
 import json
 import sqlite3
 import statistics
-import tempfile
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
