@@ -1,8 +1,9 @@
 """Benchmark: reading the per-item data of a whole AA-sized suite run costs at most twice
 reading its files once, and memory stays bounded by one task's items.
 
-A child process builds an invocation of --tasks tasks (default 8: six lm-eval tasks and
-two HLE tasks) of --items items each (default 3000), each with its adapter response cache
+The script builds, in a temporary directory and with synthetic data in the harnesses'
+shapes, an invocation of --tasks tasks (default 8: six lm-eval tasks and two HLE
+tasks) of --items items each (default 3000), each with its adapter response cache
 (`cache/responses/cache.db`, the Cache table of nemo-evaluator 0.2.8's
 `adapters/caching/diskcaching.py`) and per-item file (lm-eval's samples JSONL, HLE's
 judged JSON), answers of --chars characters; every cached response also carries

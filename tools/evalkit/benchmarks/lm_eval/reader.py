@@ -110,7 +110,7 @@ def _read_file(task: str, path: Path, cache: CacheIndex | None, out: list[ItemRe
     first_filter: Any = None
     with open_binary(path, "an lm-eval samples .jsonl file") as handle:
         for line_no, raw in enumerate(handle, start=1):
-            if not raw.strip():
+            if raw[:1] != b"{" and not raw.strip():  # blank (strip copies a long line)
                 continue
             try:
                 if decoder is None:
