@@ -145,3 +145,46 @@ def test_a_samples_file_being_written_is_read_up_to_its_last_full_line(tmp_path)
     [samples] = (task / "artifacts" / "served-model").glob("samples_*.jsonl")
     samples.write_bytes(samples.read_bytes()[:-40])
     assert len(task_outcomes(_run(task)).items) == 19
+
+
+def test_a_cache_that_is_not_sqlite_is_one_input_error(tmp_path):
+    task = tmp_path / "t"
+    shutil.copytree(OUTCOMES / "lm_eval.0", task)
+    (task / "artifacts" / "cache" / "responses" / "cache.db").write_bytes(b"not a database\n" * 10)
+    with pytest.raises(InputError) as err:
+        task_outcomes(_run(task))
+    assert "cache.db" in str(err.value)
+
+
+def test_a_value_file_outside_the_cache_is_never_read(tmp_path):
+    import sqlite3
+
+    task = tmp_path / "t"
+    shutil.copytree(OUTCOMES / "hle.0", task)
+    secret = tmp_path / "secret.val"
+    secret.write_text('{"choices": [{"message": {"content": ""}, "finish_reason": "length"}]}')
+    db = task / "artifacts" / "cache" / "responses" / "cache.db"
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE Cache SET filename = '../../../../secret.val', value = NULL")
+    index = read_cache(task / "artifacts")
+    assert index.by_text == {}  # every body pointed outside: none read
+
+
+def test_a_malformed_judged_file_names_the_file(tmp_path):
+    task = tmp_path / "t"
+    shutil.copytree(OUTCOMES / "hle.0", task)
+    (task / "artifacts" / "judged_hle_served-model.json").write_text('{"q": {"response": 3}}')
+    with pytest.raises(InputError) as err:
+        task_outcomes(_run(task))
+    assert "judged_hle_served-model.json" in str(err.value)
+
+
+def test_a_samples_link_out_of_the_run_is_refused(tmp_path):
+    task = tmp_path / "t"
+    shutil.copytree(OUTCOMES / "lm_eval.0", task)
+    [samples] = (task / "artifacts" / "served-model").glob("samples_*.jsonl")
+    outside = tmp_path / "elsewhere.jsonl"
+    samples.rename(outside)
+    samples.symlink_to(outside)
+    with pytest.raises(InputError, match="leaves the run directory"):
+        task_outcomes(_run(task))

@@ -18,8 +18,11 @@ digest and a few flags are kept per such response, never its text.
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,18 +141,39 @@ class CacheIndex:
 
 
 def _rows(db: Path) -> Iterator[tuple[object, object]]:
-    # immutable=1: never take a lock nor write -wal/-shm files beside an input
-    uri = f"{db.resolve().as_uri()}?mode=ro&immutable=1"
-    try:
-        conn = sqlite3.connect(uri, uri=True)
-    except sqlite3.Error as err:
-        raise InputError(f"cannot open the response cache ({err})", db) from None
-    try:
-        yield from conn.execute("SELECT filename, value FROM Cache")
-    except sqlite3.Error as err:
-        raise InputError(f"not a nemo-evaluator response cache ({err})", db) from None
-    finally:
-        conn.close()
+    """Every (filename, value) row. The input is never written: opened immutable, or,
+    when a write-ahead log lies beside it (a run killed before sqlite folded the log
+    back in), read from a private copy of both, which an immutable open would miss."""
+    wal = db.with_name(db.name + "-wal")
+    copy = wal.is_file() and wal.stat().st_size > 0
+    private = tempfile.TemporaryDirectory(prefix="evalkit-cache-") if copy else nullcontext()
+    with private as tmp:
+        if copy:
+            source = Path(tmp) / db.name
+            shutil.copyfile(db, source)
+            shutil.copyfile(wal, Path(tmp) / wal.name)
+            uri = f"{source.as_uri()}?mode=ro"
+        else:
+            uri = f"{db.resolve().as_uri()}?mode=ro&immutable=1"
+        try:
+            conn = sqlite3.connect(uri, uri=True)
+        except sqlite3.Error as err:
+            raise InputError(f"cannot open the response cache ({err})", db) from None
+        try:
+            yield from conn.execute("SELECT filename, value FROM Cache")
+        except sqlite3.Error as err:
+            raise InputError(f"not a nemo-evaluator response cache ({err})", db) from None
+        finally:
+            conn.close()
+
+
+def confined(path: Path, root: Path) -> Path:
+    """PATH itself, refused when a symbolic link takes it out of ROOT (the artifacts
+    directory): a link out of the run is never read, nor quoted back."""
+    real, inside = path.resolve(), root.resolve()
+    if real != inside and inside not in real.parents:
+        raise InputError(f"symbolic link leaves the run directory (-> {real}); not followed", path)
+    return path
 
 
 def read_sized(path: Path, limit: int) -> bytes:
@@ -185,6 +209,7 @@ def read_cache(artifacts_dir: Path) -> CacheIndex | None:
     db = artifacts_dir / CACHE_DB
     if not db.is_file():
         return None
+    confined(db, artifacts_dir)
     index = CacheIndex()
     directory = db.parent
     for filename, value in _rows(db):
@@ -196,4 +221,12 @@ def read_cache(artifacts_dir: Path) -> CacheIndex | None:
     return index
 
 
-__all__ = ["CACHE_DB", "CacheIndex", "CachedResponse", "read_cache", "read_sized", "text_digest"]
+__all__ = [
+    "CACHE_DB",
+    "CacheIndex",
+    "CachedResponse",
+    "confined",
+    "read_cache",
+    "read_sized",
+    "text_digest",
+]

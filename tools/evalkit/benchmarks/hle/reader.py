@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 
-from evalkit.benchmarks.adapter_cache import CacheIndex, read_cache, read_sized
+from evalkit.benchmarks.adapter_cache import CacheIndex, confined, read_cache, read_sized
 from evalkit.benchmarks.run_failures import run_failures
 from evalkit.errors import InputError
 from evalkit.runs.outcomes import ItemResult, Outcome, TaskOutcomes
@@ -67,7 +67,7 @@ def read_outcomes(run: Run) -> TaskOutcomes:
     path = judged_file(run.artifacts_dir)
     assert path is not None  # recognises() said so
     try:
-        judged = _DECODER.decode(read_sized(path, MAX_JUDGED_BYTES))
+        judged = _DECODER.decode(read_sized(confined(path, run.artifacts_dir), MAX_JUDGED_BYTES))
     except RecursionError:
         raise InputError("JSON nesting too deep", path) from None
     except (msgspec.DecodeError, msgspec.ValidationError) as err:

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from evalkit.benchmarks.adapter_cache import CacheIndex, read_cache
+from evalkit.benchmarks.adapter_cache import CacheIndex, confined, read_cache
 from evalkit.benchmarks.run_failures import run_failures
 from evalkit.errors import InputError
 from evalkit.inputs import open_binary
@@ -149,7 +149,7 @@ def read_outcomes(run: Run) -> TaskOutcomes:
     cache = read_cache(run.artifacts_dir)
     items: list[ItemResult] = []
     for task, path in files:
-        _read_file(task, path, cache, items)
+        _read_file(task, confined(path, run.artifacts_dir), cache, items)
     source = ", ".join(str(p.relative_to(run.artifacts_dir)) for _, p in files[:3])
     if len(files) > 3:
         source += f" and {len(files) - 3} more"
