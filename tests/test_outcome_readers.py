@@ -188,3 +188,26 @@ def test_a_samples_link_out_of_the_run_is_refused(tmp_path):
     samples.symlink_to(outside)
     with pytest.raises(InputError, match="leaves the run directory"):
         task_outcomes(_run(task))
+
+
+def test_a_partial_response_cache_is_said(tmp_path):
+    import sqlite3
+
+    # nemo-evaluator 0.2.8 with use_caching: false keeps 5 responses (checked by a run
+    # of tools/dev/lm_eval_outcomes.py with that setting); here the real cache is cut
+    # to 5 rows the same way.
+    task = tmp_path / "t"
+    shutil.copytree(OUTCOMES / "lm_eval.0", task)
+    db = task / "artifacts" / "cache" / "responses" / "cache.db"
+    conn = sqlite3.connect(db)
+    conn.execute("DELETE FROM Cache WHERE rowid > 5")
+    conn.commit()
+    conn.close()
+    outcomes = task_outcomes(_run(task))
+    [note] = outcomes.notes
+    assert "holds 5 responses for 20 answers" in note and "use_caching: false" in note
+    db.unlink()
+    outcomes = task_outcomes(_run(task))
+    assert "no adapter response cache" in outcomes.notes[0]
+    # without the cache, the cut and the reasoning-only answers read as unparsed
+    assert outcomes.counts() == {"scored": 8, "unparsed": 12}

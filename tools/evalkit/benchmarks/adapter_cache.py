@@ -167,6 +167,25 @@ def _rows(db: Path) -> Iterator[tuple[object, object]]:
             conn.close()
 
 
+def coverage_note(cache: CacheIndex | None, answers: int) -> str | None:
+    """Why finish_reason may be unknown for some items, or None when every answer could
+    be joined. nemo-evaluator 0.2.8 caches every response only with `use_caching: true`
+    (its default); with `use_caching: false` it keeps the HTML report's 5
+    (`adapter_config.py`: `html_report_size`)."""
+    if cache is None:
+        return (
+            "no adapter response cache (cache/responses/cache.db): truncation and "
+            "reasoning-only answers are told from the answer text alone"
+        )
+    if cache.responses < answers:
+        return (
+            f"the adapter response cache holds {cache.responses} responses for {answers} "
+            "answers (use_caching: false keeps only 5): finish_reason is unknown for the "
+            "rest; truncation is counted only in eval_factory_metrics.json"
+        )
+    return None
+
+
 def confined(path: Path, root: Path) -> Path:
     """PATH itself, refused when a symbolic link takes it out of ROOT (the artifacts
     directory): a link out of the run is never read, nor quoted back."""

@@ -53,7 +53,8 @@ def render(statuses: Sequence[Any]) -> str:
         outcomes = getattr(s, "outcomes", None)
         if summary_line(outcomes):
             lines.append(f"  outcomes: {summary_line(outcomes)}")
-        lines += [f"  run failure: {line}" for line in failure_lines(outcomes)]
+        for line in failure_lines(outcomes):
+            lines.append(f"  {line}" if line.startswith("note: ") else f"  run failure: {line}")
         if s.state == FINISHED and not s.stop:
             lines.append(f"  next: evalkit validate {s.path} before quoting a score")
     stop = any(s.stop for s in statuses)

@@ -10,7 +10,13 @@ from pathlib import Path
 
 import msgspec
 
-from evalkit.benchmarks.adapter_cache import CacheIndex, confined, read_cache, read_sized
+from evalkit.benchmarks.adapter_cache import (
+    CacheIndex,
+    confined,
+    coverage_note,
+    read_cache,
+    read_sized,
+)
 from evalkit.benchmarks.run_failures import run_failures
 from evalkit.errors import InputError
 from evalkit.runs.outcomes import ItemResult, Outcome, TaskOutcomes
@@ -95,7 +101,9 @@ def read_outcomes(run: Run) -> TaskOutcomes:
                 else "no answer written (the request failed)",
             )
         )
-    return TaskOutcomes("hle", items, run_failures(run), str(path.relative_to(run.artifacts_dir)))
+    note = coverage_note(cache, len(judged))
+    source = str(path.relative_to(run.artifacts_dir))
+    return TaskOutcomes("hle", items, run_failures(run), source, [note] if note else [])
 
 
 __all__ = ["classify", "judged_file", "read_outcomes", "recognises"]

@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from evalkit.benchmarks.adapter_cache import CacheIndex, confined, read_cache
+from evalkit.benchmarks.adapter_cache import CacheIndex, confined, coverage_note, read_cache
 from evalkit.benchmarks.run_failures import run_failures
 from evalkit.errors import InputError
 from evalkit.inputs import open_binary
@@ -104,7 +104,9 @@ def classify(
     return Outcome.SCORED, finish, None
 
 
-def _read_file(task: str, path: Path, cache: CacheIndex | None, out: list[ItemResult]) -> None:
+def _read_file(task: str, path: Path, cache: CacheIndex | None, out: list[ItemResult]) -> int:
+    """Append the file's items to OUT; return how many had a generated answer."""
+    generated = 0
     decoder: msgspec.json.Decoder | None = None
     metrics: list[str] = []
     first_filter: Any = None
@@ -127,9 +129,9 @@ def _read_file(task: str, path: Path, cache: CacheIndex | None, out: list[ItemRe
                 first_filter = sample.filter
             if sample.filter != first_filter:
                 continue
-            outcome, finish, detail = classify(
-                _first_text(sample.resps), sample.filtered_resps, cache
-            )
+            text = _first_text(sample.resps)
+            generated += text is not None
+            outcome, finish, detail = classify(text, sample.filtered_resps, cache)
             digest = sample.prompt_hash if isinstance(sample.prompt_hash, str) else None
             out.append(
                 ItemResult(
@@ -142,18 +144,21 @@ def _read_file(task: str, path: Path, cache: CacheIndex | None, out: list[ItemRe
                     detail,
                 )
             )
+    return generated
 
 
 def read_outcomes(run: Run) -> TaskOutcomes:
     files = samples_files(run.artifacts_dir)
     cache = read_cache(run.artifacts_dir)
     items: list[ItemResult] = []
+    answers = 0
     for task, path in files:
-        _read_file(task, confined(path, run.artifacts_dir), cache, items)
+        answers += _read_file(task, confined(path, run.artifacts_dir), cache, items)
     source = ", ".join(str(p.relative_to(run.artifacts_dir)) for _, p in files[:3])
     if len(files) > 3:
         source += f" and {len(files) - 3} more"
-    return TaskOutcomes("lm_eval", items, run_failures(run), source)
+    note = coverage_note(cache, answers)
+    return TaskOutcomes("lm_eval", items, run_failures(run), source, [note] if note else [])
 
 
 __all__ = ["classify", "read_outcomes", "recognises", "samples_files"]
