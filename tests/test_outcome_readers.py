@@ -211,3 +211,12 @@ def test_a_partial_response_cache_is_said(tmp_path):
     assert "no adapter response cache" in outcomes.notes[0]
     # without the cache, the cut and the reasoning-only answers read as unparsed
     assert outcomes.counts() == {"scored": 8, "unparsed": 12}
+
+
+def test_an_unfinished_think_block_is_truncated_even_when_scored():
+    from evalkit.benchmarks.lm_eval.reader import classify
+
+    # what the reasoning interceptor passes on for a reply cut inside its <think>
+    cut = "<think>Adding 4 and 7 gives 11, so the answer is 11"
+    assert classify(cut, ["11"], None)[0] is Outcome.TRUNCATED
+    assert classify("<think>ok</think>The answer is 11", ["11"], None)[0] is Outcome.SCORED

@@ -167,6 +167,18 @@ def _rows(db: Path) -> Iterator[tuple[object, object]]:
             conn.close()
 
 
+UNFINISHED_DETAIL = "reasoning never finished (<think> without </think>), passed on as the answer"
+
+
+def unfinished_reasoning(text: str) -> bool:
+    """An answer that opens a <think> block and never closes it: reasoning cut at the
+    output limit. nemo-evaluator 0.2.8's reasoning interceptor passes it on as the answer
+    (`include_if_not_finished` defaults to true, `reasoning_interceptor.py`), and without
+    that interceptor the raw text is the answer anyway."""
+    at = text.find("<think>")
+    return at >= 0 and text.find("</think>", at) < 0
+
+
 def coverage_note(cache: CacheIndex | None, answers: int) -> str | None:
     """Why finish_reason may be unknown for some items, or None when every answer could
     be joined. nemo-evaluator 0.2.8 caches every response only with `use_caching: true`

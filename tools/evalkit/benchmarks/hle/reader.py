@@ -11,11 +11,13 @@ from pathlib import Path
 import msgspec
 
 from evalkit.benchmarks.adapter_cache import (
+    UNFINISHED_DETAIL,
     CacheIndex,
     confined,
     coverage_note,
     read_cache,
     read_sized,
+    unfinished_reasoning,
 )
 from evalkit.benchmarks.run_failures import run_failures
 from evalkit.errors import InputError
@@ -64,6 +66,8 @@ def classify(
         return Outcome.JUDGE_ERROR, score, finish, 'the judge call failed; scored "no"'
     if finish == "length":
         return Outcome.TRUNCATED, score, finish, "finish_reason length (cut at the output limit)"
+    if unfinished_reasoning(prediction.response or ""):
+        return Outcome.TRUNCATED, score, finish, UNFINISHED_DETAIL
     if not (prediction.response or "").strip():
         return Outcome.UNPARSED, score, finish, "empty response"
     return Outcome.SCORED, score, finish, None

@@ -20,7 +20,14 @@ from typing import Any
 
 import msgspec
 
-from evalkit.benchmarks.adapter_cache import CacheIndex, confined, coverage_note, read_cache
+from evalkit.benchmarks.adapter_cache import (
+    UNFINISHED_DETAIL,
+    CacheIndex,
+    confined,
+    coverage_note,
+    read_cache,
+    unfinished_reasoning,
+)
 from evalkit.benchmarks.run_failures import run_failures
 from evalkit.errors import InputError
 from evalkit.inputs import open_binary
@@ -90,6 +97,8 @@ def classify(
     finish = cached.finish_reason if cached else None
     if finish == "length":
         return Outcome.TRUNCATED, finish, "finish_reason length (cut at the output limit)"
+    if unfinished_reasoning(raw):
+        return Outcome.TRUNCATED, finish, UNFINISHED_DETAIL
     if not raw.strip():
         if cached is not None and cached.has_reasoning:
             return (
