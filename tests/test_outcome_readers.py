@@ -220,3 +220,30 @@ def test_an_unfinished_think_block_is_truncated_even_when_scored():
     cut = "<think>Adding 4 and 7 gives 11, so the answer is 11"
     assert classify(cut, ["11"], None)[0] is Outcome.TRUNCATED
     assert classify("<think>ok</think>The answer is 11", ["11"], None)[0] is Outcome.SCORED
+
+
+@pytest.mark.parametrize(
+    ("content", "finish", "healthy"),
+    [
+        ('"The answer is 4"', '"stop"', True),
+        ('"The answer is 4"', '"length"', False),  # cut: decoded and indexed
+        ("null", '"stop"', False),  # no content: decoded (reasoning only?)
+        ('""', '"stop"', False),
+        ('"\\n\\n"', '"stop"', False),  # may be only whitespace: decoded
+        ('"A \\"finish_reason\\": \\"stop\\""', "null", False),  # the key inside a value
+    ],
+)
+def test_healthy_answers_are_told_from_the_ends_of_the_body(content, finish, healthy):
+    from evalkit.benchmarks.adapter_cache import plainly_healthy
+
+    # vLLM's compact spelling, the reasoning between the two ends
+    body = (
+        '{"id":"c","choices":[{"index":0,"message":{"role":"assistant","content":'
+        + content
+        + ',"reasoning_content":"'
+        + "think " * 400
+        + '"},"finish_reason":'
+        + finish
+        + '}],"usage":{"completion_tokens":9}}'
+    )
+    assert plainly_healthy(body.encode()) is healthy

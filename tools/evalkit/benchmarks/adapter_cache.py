@@ -80,6 +80,29 @@ def _has_text(raw: msgspec.Raw) -> bool:
     return len(raw) > 4 or (len(raw) > 2 and bytes(raw) not in (b"null", b'" "'))
 
 
+_EDGE = 1024  # bytes looked at on each end of a body before decoding it
+
+
+_CONTENT, _FINISH = b'"content"', b'"finish_reason"'
+_SPACE = b" \t\r\n:"
+
+
+def plainly_healthy(raw: bytes) -> bool:
+    """A finished answer with text, told from the two ends of the body alone: the
+    content opens the message (near the start) and finish_reason follows the long
+    reasoning (near the end) in the OpenAI chat shape. Anything less clear is decoded.
+    (A key cannot match inside a string value: its quotes would be escaped there.)"""
+    at = raw.find(_CONTENT, 0, _EDGE)
+    end = raw.rfind(_FINISH, max(0, len(raw) - _EDGE))
+    if at < 0 or end < 0:
+        return False
+    content = raw[at + 9 : at + 25].lstrip(_SPACE)
+    finish = raw[end + 15 : end + 31].lstrip(_SPACE)
+    if content[:1] != b'"' or content[1:2] in (b'"', b" ", b"\\", b""):
+        return False  # null, empty, or starting with a space or an escape: decode it
+    return finish[:1] == b'"' and not finish.startswith(b'"length"')
+
+
 def _summary(raw: bytes | str) -> tuple[int, CachedResponse] | None:
     """The facts of a response that explains a failure (cut at the limit, or no content);
     None for a finished answer with text, the common case, which needs no entry: an
@@ -174,8 +197,9 @@ def unfinished_reasoning(text: str) -> bool:
     """An answer that opens a <think> block and never closes it: reasoning cut at the
     output limit. nemo-evaluator 0.2.8's reasoning interceptor passes it on as the answer
     (`include_if_not_finished` defaults to true, `reasoning_interceptor.py`), and without
-    that interceptor the raw text is the answer anyway."""
-    at = text.find("<think>")
+    that interceptor the raw text is the answer anyway. The block opens the answer, so
+    only its first characters are searched for it."""
+    at = text.find("<think>", 0, 64)
     return at >= 0 and text.find("</think>", at) < 0
 
 
@@ -246,7 +270,9 @@ def read_cache(artifacts_dir: Path) -> CacheIndex | None:
     for filename, value in _rows(db):
         raw = _raw(directory, filename, value)
         index.responses += 1
-        summary = _summary(raw) if raw is not None else None
+        if raw is None or (isinstance(raw, bytes) and plainly_healthy(raw)):
+            continue
+        summary = _summary(raw)
         if summary is not None:
             index.add(*summary)
     return index

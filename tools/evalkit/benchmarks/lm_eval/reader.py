@@ -72,6 +72,14 @@ def _sample_type(metrics: list[str]) -> type:
 
 def _first_text(value: Any) -> str | None:
     """The first generated text in lm-eval's nested lists (None: no text, loglikelihood)."""
+    try:  # the usual shapes, [[text]] and [text], without a loop
+        first = value[0]
+        if type(first) is str:
+            return first
+        if type(first[0]) is str:
+            return first[0]
+    except (TypeError, IndexError, KeyError):
+        pass
     while isinstance(value, list) and value:
         value = value[0]
     return value if isinstance(value, str) else None
