@@ -9,7 +9,9 @@ An item's outcome, first cause that applies (joined to the adapter's response ca
 the answer text for finish_reason and reasoning; benchmarks/adapter_cache.py):
 truncated (finish_reason "length"), reasoning_only (empty content, reasoning present),
 unparsed (an empty answer, or a filter that extracted nothing: lm-eval's "[invalid]"),
-else scored. Loglikelihood tasks have no generated text and are all scored.
+else scored. Loglikelihood tasks have no generated text and are all scored. A task
+with repeats keeps one line per document with its metric over them; its first
+generation is the one classified.
 """
 
 from __future__ import annotations
