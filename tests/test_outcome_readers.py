@@ -65,10 +65,12 @@ def test_lm_eval_run_aborted_by_an_endpoint_error():
     assert "Retrying" in retries.evidence
 
 
-def test_hle_judge_errors_and_unanswered_questions():
+def test_hle_every_outcome_class_from_the_real_harness():
     run = _run(OUTCOMES / "hle.0")
     assert hle.recognises(run) and not lm_eval.recognises(run)
     outcomes = task_outcomes(run)
+    # question n: 0-3 answered, 4 cut, 5 judge call failed, 6 empty, 7-8 reasoning only,
+    # 9 request failed (tools/dev/hle_outcomes.py)
     assert outcomes.counts() == {
         "scored": 4,
         "truncated": 1,
@@ -77,9 +79,18 @@ def test_hle_judge_errors_and_unanswered_questions():
         "reasoning_only": 2,
         "endpoint_error": 1,
     }
-    [judge] = [i for i in outcomes.items if i.outcome is Outcome.JUDGE_ERROR]
-    assert judge.score == 0.0 and 'scored "no"' in judge.detail
-    assert outcomes.run_failures == []
+    by_id = {item.item_id: item for item in outcomes.items}
+    assert by_id["66fixture0005"].outcome is Outcome.JUDGE_ERROR
+    assert by_id["66fixture0005"].score == 0.0 and 'scored "no"' in by_id["66fixture0005"].detail
+    assert by_id["66fixture0004"].finish_reason == "length"
+    # three empty answers, two with reasoning: one text, so the cache tells how many of
+    # each, not which (adapter_cache.CacheIndex)
+    empty = sorted(by_id[f"66fixture000{n}"].outcome.value for n in (6, 7, 8))
+    assert empty == ["reasoning_only", "reasoning_only", "unparsed"]
+    # the items give the harness's accuracy (results_hle_served-model.json: 0.2)
+    assert sum(item.score for item in outcomes.items) / len(outcomes.items) == 0.2
+    failures = {(f.outcome.value, f.count) for f in outcomes.run_failures}
+    assert failures == {("endpoint_error", 1), ("truncated", 1)}
 
 
 def test_real_metrics_of_the_bundled_gpqa_task_hold_no_failure():

@@ -40,7 +40,6 @@ class CachedResponse:
     finish_reason: str | None
     content_empty: bool  # no answer text (None or only whitespace)
     has_reasoning: bool  # reasoning_content (or reasoning) carries text
-    completion_tokens: int | None
 
 
 def text_digest(text: str | None) -> int:
@@ -63,13 +62,8 @@ class _Choice(msgspec.Struct):
     finish_reason: Any = None
 
 
-class _Usage(msgspec.Struct):
-    completion_tokens: Any = None
-
-
 class _Body(msgspec.Struct):
     choices: list[_Choice] | None = None
-    usage: _Usage | None = None
 
 
 _DECODER = msgspec.json.Decoder(_Body)
@@ -122,41 +116,41 @@ def _summary(raw: bytes | str) -> tuple[int, CachedResponse] | None:
     empty = not (text or "").strip()
     if finish != "length" and not empty:
         return None
-    tokens = body.usage.completion_tokens if body.usage is not None else None
     return text_digest(text), CachedResponse(
         finish_reason=finish,
         content_empty=empty,
         has_reasoning=message is not None
         and (_has_text(message.reasoning_content) or _has_text(message.reasoning)),
-        completion_tokens=tokens if isinstance(tokens, int) else None,
     )
 
 
 class CacheIndex:
-    """The responses that explain a failure, by answer-text digest; `responses` counts
-    every cached response. Several with one text (most often the empty one) are kept,
-    up to a few distinct ones; `lookup` prefers the one cut at the limit."""
+    """The responses that explain a failure, by answer-text digest, each distinct set of
+    facts with its count; `responses` counts every cached response. One text can stand
+    for several responses (most often the empty answer: cut ones, reasoning-only ones,
+    plain empty ones), so each `lookup` hands out one of them and counts it used:
+    cut ones first, then reasoning-only ones. Which empty item gets which is then
+    arbitrary, but the counts by cause are the cache's."""
 
     def __init__(self) -> None:
-        self.by_text: dict[int, list[CachedResponse]] = {}
+        self.by_text: dict[int, dict[CachedResponse, int]] = {}
         self.responses = 0
         self.empty_with_reasoning = 0
 
     def add(self, digest: int, response: CachedResponse) -> None:
         self.empty_with_reasoning += response.content_empty and response.has_reasoning
-        bucket = self.by_text.setdefault(digest, [])
-        if len(bucket) < 8 and response not in bucket:  # identical facts add nothing
-            bucket.append(response)
+        bucket = self.by_text.setdefault(digest, {})
+        bucket[response] = bucket.get(response, 0) + 1
 
     def lookup(self, text: str | None) -> CachedResponse | None:
         bucket = self.by_text.get(text_digest(text))
         if not bucket:
             return None
-        if len(bucket) == 1:
-            return bucket[0]
-        return next((r for r in bucket if r.finish_reason == "length"), None) or next(
-            (r for r in bucket if r.has_reasoning), bucket[0]
-        )
+        order = sorted(bucket, key=lambda r: (r.finish_reason != "length", not r.has_reasoning))
+        chosen = next((r for r in order if bucket[r] > 0), order[0])
+        if bucket[chosen] > 0:  # more answers than cached responses: the last one repeats
+            bucket[chosen] -= 1
+        return chosen
 
     def reasoning_only(self) -> int:
         """Responses whose content was empty while reasoning carried text."""

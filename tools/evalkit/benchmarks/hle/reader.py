@@ -69,6 +69,9 @@ def classify(
     if unfinished_reasoning(prediction.response or ""):
         return Outcome.TRUNCATED, score, finish, UNFINISHED_DETAIL
     if not (prediction.response or "").strip():
+        if cached is not None and cached.has_reasoning:
+            detail = "empty content; the answer is in reasoning_content"
+            return Outcome.REASONING_ONLY, score, finish, detail
         return Outcome.UNPARSED, score, finish, "empty response"
     return Outcome.SCORED, score, finish, None
 
@@ -88,22 +91,12 @@ def read_outcomes(run: Run) -> TaskOutcomes:
         outcome, score, finish, detail = classify(prediction, cache)
         items.append(ItemResult(qid, None, 0, score, outcome, finish, detail))
     asked = run.settings_or_empty.limit or TEXT_ONLY_QUESTIONS
-    # Unanswered questions leave no id behind: counted, scored 0 as the harness does.
-    empty = cache.reasoning_only() if cache is not None else 0
+    # Questions whose request failed leave no id behind: counted, scored 0 as the harness
+    # does (it divides by every question asked).
     for n in range(max(asked - len(items), 0)):
-        only_reasoning = n < empty
+        detail = "no answer written (the request failed)"
         items.append(
-            ItemResult(
-                f"unanswered/{n}",
-                None,
-                0,
-                0.0,
-                Outcome.REASONING_ONLY if only_reasoning else Outcome.ENDPOINT_ERROR,
-                None,
-                "no content (answer in reasoning_content); the harness dropped it"
-                if only_reasoning
-                else "no answer written (the request failed)",
-            )
+            ItemResult(f"unanswered/{n}", None, 0, 0.0, Outcome.ENDPOINT_ERROR, None, detail)
         )
     note = coverage_note(cache, len(judged))
     source = str(path.relative_to(run.artifacts_dir))
