@@ -14,6 +14,9 @@ written by the real code. Only the stub's replies are made here:
   item % 5 == 3  content null, reasoning_content holds the answer (reasoning_only)
   item % 5 == 4  a finished reply with no answer line (unparsed: "[invalid]")
 
+With --failing, item 7 is answered HTTP 400 "maximum context length" every time: lm-eval
+retries it, then the run aborts (no results.yml, no samples file).
+
 Usage: python tools/dev/lm_eval_outcomes.py --harness HARNESS/bin/python --out DIR
 where HARNESS is a venv with `nemo-evaluator==0.2.8 nvidia-lm-eval==26.3`.
 """
@@ -78,15 +81,26 @@ def reply(prompt: str) -> tuple[str | None, str | None, str]:
 
 class _Handler(BaseHTTPRequestHandler):
     budget = [50 * N_ITEMS]  # bounded: lm-eval retries a failed request
-    failing = [False]  # --failing: item 7 gets HTTP 500 every time
+    failing = [False]  # --failing: item 7 is refused as too long, every time
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.budget[0] -= 1
         prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
         if self.failing[0] and "what is 7 plus 10?" in prompt:
-            data = b'{"error": {"message": "stub: internal error", "code": 500}}'
-            self.send_response(500)
+            # vLLM's 400 for a prompt plus max_tokens over the context (its wording, as
+            # far as this stub knows it: a guess, not copied from a server)
+            data = json.dumps(
+                {
+                    "object": "error",
+                    "message": "This model's maximum context length is 64 tokens. However, "
+                    "you requested 94 tokens (30 in the messages, 64 in the completion). "
+                    "Please reduce the length of the messages or completion.",
+                    "type": "BadRequestError",
+                    "code": 400,
+                }
+            ).encode()
+            self.send_response(400)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -210,7 +224,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--harness", type=Path, required=True, help="the harness venv's python")
     parser.add_argument("--out", type=Path, required=True, help="the task directory to write")
-    parser.add_argument("--failing", action="store_true", help="item 7 gets HTTP 500")
+    parser.add_argument("--failing", action="store_true", help="item 7 gets HTTP 400 (context)")
     args = parser.parse_args()
     run(args.harness, args.out, args.failing)
 
