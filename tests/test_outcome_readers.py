@@ -61,7 +61,7 @@ def test_lm_eval_run_aborted_by_an_endpoint_error():
     failures = run_failures(run)
     kinds = [(f.outcome, f.count) for f in failures]
     assert (Outcome.MISSING, 1) in kinds
-    [codes] = [f for f in failures if "response_stats" in f.evidence]
+    [codes] = [f for f in failures if "response_stats count" in f.evidence]
     assert codes.count == 5 and "HTTP 400: 5" in codes.evidence
     [context] = [f for f in failures if "maximum context length (" in f.evidence]
     assert context.evidence.startswith("logs/client-5100001.log:")
