@@ -146,7 +146,7 @@ URL = "http://127.0.0.1:5009/v1/chat/completions"  # the launcher's proxy, as in
 
 def scrub(text: str, base: str, work: Path, harness: Path) -> str:
     text = text.replace(f"{base}/v1/chat/completions", URL).replace(base, "http://127.0.0.1:5010")
-    text = text.replace(str(work / "results"), "/results").replace(str(work), "/work")
+    text = text.replace(str(work / "results"), "/results").replace(str(work), "/tmp/harness-run")
     text = text.replace(str(harness.parent.parent), "/harness")
     return re.sub(r"/tmp/tmp\w+", "/tmp/tmpdir", text)
 

@@ -151,7 +151,7 @@ def keep(results: Path, out: Path, url: str) -> None:
         dest.parent.mkdir(parents=True, exist_ok=True)
         if src.suffix in (".yml", ".json", ".jsonl"):
             text = src.read_text().replace(url, URL).replace(str(results), "/results")
-            dest.write_text(text.replace(str(results.parent), "/work"))
+            dest.write_text(text.replace(str(results.parent), "/tmp/harness-run"))
         else:
             shutil.copyfile(src, dest)
 
@@ -214,7 +214,7 @@ def run(harness: Path, out: Path, failing: bool = False) -> None:
     log = out / "logs" / "client-5100001.log"
     log.parent.mkdir(parents=True)
     text = (proc.stdout + proc.stderr).replace(url, URL).replace(str(results), "/results")
-    text = text.replace(str(work), "/work").replace(str(harness.parent.parent), "/harness")
+    text = text.replace(str(work), "/tmp/harness-run").replace(str(harness.parent.parent), "/harness")
     log.write_text(re.sub(r"/tmp/tmp\w+", "/tmp/tmpdir", text))
     if proc.returncode != 0 and not failing:
         raise SystemExit(f"run_eval failed, see {log}")
