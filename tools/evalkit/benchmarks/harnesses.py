@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from evalkit.benchmarks import simple_evals
+from evalkit.benchmarks import hle, lm_eval, simple_evals
 from evalkit.runs.outcomes import TaskOutcomes
 from evalkit.runs.run import Run, as_run
 
@@ -27,6 +27,8 @@ class HarnessReader(NamedTuple):
 # Registered readers, most specific first. Each harness package adds one line here.
 READERS: tuple[HarnessReader, ...] = (
     HarnessReader(simple_evals.HARNESS, simple_evals.recognises, simple_evals.read_outcomes),
+    HarnessReader("lm_eval", lm_eval.recognises, lm_eval.read_outcomes),
+    HarnessReader("hle", hle.recognises, hle.read_outcomes),
 )
 
 

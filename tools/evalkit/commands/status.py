@@ -25,6 +25,12 @@ prefix-gate and output-limit (after 20 rollouts), duplicates, preemption, log-er
 http-retries. Each says what to do: stop (kill and fix), let it run, or resume.
 A partial last line is a write in progress, never an error; nothing is modified.
 
+An ended task whose harness leaves per-item data (lm-eval, HLE) shows its items by
+outcome: scored as answers, or failed by cause (truncated, reasoning_only, unparsed,
+judge_error, endpoint_error), the same counts the report draws; a task off NeMo Gym also
+shows its run-level failures (no results.yml, failed requests, truncation, retries and
+"maximum context length" lines in the client log).
+
 --watch N refreshes every N seconds until every task has ended, reading only what was
 appended since the previous refresh. A task stopped by its walltime is awaiting_resume
 (run.sub queued the job that resumes it) and is watched until that job starts.

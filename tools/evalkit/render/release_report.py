@@ -18,6 +18,7 @@ from evalkit.render.forest import forest_svg, forest_text
 from evalkit.render.forest import interval as _interval
 from evalkit.render.forest import num as _num
 from evalkit.render.forest import row_label as _label
+from evalkit.render.outcomes import failure_lines, outcome_bars, outcomes_svg, summary_line
 
 VERDICT_COLOURS = {
     "no_regression": "#1b7f3b",
@@ -155,6 +156,26 @@ def _trust_html(row: dict[str, Any]) -> str:
     return f'<ul class="reasons">{items}</ul>'
 
 
+def _outcomes_html(doc: dict[str, Any]) -> list[str]:
+    """Items by outcome per task and side: the stacked bars, then the counts in words."""
+    bars = outcome_bars(doc)
+    if not bars:
+        return []
+    lines = "".join(
+        f"<li>{_e(label)}: {_e(summary_line(counts))}"
+        + "".join(f"<br><small>{_e(f)}</small>" for f in failure_lines(counts))
+        + "</li>"
+        for label, counts in bars
+    )
+    return [
+        "<h2>Items by outcome</h2>",
+        f'<figure id="outcomes">{outcomes_svg(bars)}<figcaption>Share of each task\'s items '
+        "scored as answers (green) and failed for a reason that is not the model's answer, "
+        "by cause.</figcaption></figure>",
+        f'<ul class="reasons">{lines}</ul>',
+    ]
+
+
 def render_html(doc: dict[str, Any], title: str = "Release comparison") -> str:
     gate = doc["gate"]
     parts = [
@@ -178,6 +199,7 @@ def render_html(doc: dict[str, Any], title: str = "Release comparison") -> str:
         "unpaired: normal, sqrt(SE_B^2 + SE_C^2)); dashed: no change; red tick: the "
         "task's -margin.</figcaption></figure>",
     ]
+    parts += _outcomes_html(doc)
     strata = "".join(_strata_html(row) for row in doc["tasks"])
     if strata:
         parts += ["<h2>MRCR needle strata</h2>", strata]
@@ -276,6 +298,12 @@ def render_markdown(doc: dict[str, Any], title: str = "Release comparison") -> s
         out.append("| " + " | ".join([*(_md(c) for c in cells), verdict]) + " |")
     if doc["tasks"]:
         out += ["", "```text", forest_text(doc["tasks"]), "```"]
+    bars = outcome_bars(doc)
+    if bars:
+        out += ["", "### Items by outcome", ""]
+        for label, counts in bars:
+            out.append(f"- {_md(label)}: {_md(summary_line(counts))}")
+            out += [f"  - {_md(line)}" for line in failure_lines(counts)]
     for row in doc["tasks"]:
         out += ["", f"### {_md(_label(row))}: {_md(row['verdict'])}"]
         validation = row.get("validation") or {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from evalkit.render.outcomes import failure_lines, summary_line
 from evalkit.render.report import bar
 from evalkit.render.status_next import status_ending
 from evalkit.status.monitor import RESUME, STOP, WATCH, duration
@@ -50,6 +51,11 @@ def render(statuses: Sequence[Any]) -> str:
             lines.append(f"         {w.action}")
         for note in s.notes:
             lines.append(f"  note: {note}")
+        outcomes = getattr(s, "outcomes", None)
+        if summary_line(outcomes):
+            lines.append(f"  outcomes: {summary_line(outcomes)}")
+        for line in failure_lines(outcomes):
+            lines.append(f"  {line}" if line.startswith("note: ") else f"  run failure: {line}")
     stop = any(s.stop for s in statuses)
     lines.append("status: stop and fix" if stop else "status: ok")
     return "\n".join(lines) + "\n" + status_ending(statuses)

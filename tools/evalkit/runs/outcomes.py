@@ -72,6 +72,7 @@ class TaskOutcomes:
     items: list[ItemResult] = field(default_factory=list)
     run_failures: list[RunFailure] = field(default_factory=list)
     source: str | None = None  # the per-item file read (relative to the task directory)
+    notes: list[str] = field(default_factory=list)  # limits of what could be told per item
 
     def counts(self) -> Counter:
         """Items by outcome value, e.g. {"scored": 190, "truncated": 8}."""
@@ -97,6 +98,7 @@ class TaskOutcomes:
                 {"outcome": f.outcome.value, "evidence": f.evidence, "count": f.count}
                 for f in self.run_failures
             ],
+            "notes": list(self.notes),
         }
 
 

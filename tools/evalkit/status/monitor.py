@@ -47,6 +47,7 @@ from evalkit.runs.logscan import LogScan
 from evalkit.runs.settings import read_run_settings
 from evalkit.runs.tail import Tail
 from evalkit.status.follow import LogFollower, RolloutTally
+from evalkit.status.outcomes import OutcomeCache
 
 STARTING, RUNNING, FINISHED, FAILED = "starting", "running", "finished", "failed"
 STOPPED = "stopped_unfinished"
@@ -93,6 +94,7 @@ class TaskStatus:
     path: str = ""  # the task directory, for the commands we suggest
     checked: list[str] = field(default_factory=list)  # rule ids judged at this refresh
     invocation_id: str | None = None  # from the invocation directory's name
+    outcomes: dict[str, Any] | None = None  # an ended task's items by outcome
 
     @property
     def stop(self) -> bool:
@@ -116,6 +118,7 @@ class TaskStatus:
             "warnings": [w.to_json() for w in self.warnings],
             "notes": self.notes,
             "checked": self.checked,
+            "outcomes": self.outcomes,
         }
 
 
@@ -209,11 +212,8 @@ class TaskMonitor:
             finished = self.task.aggregate_path.is_file()
         else:
             done = progress_count(self.task)
-            expectation = (
-                Expectation(self.expected_override, "--expected")
-                if self.expected_override
-                else None
-            )
+            override = self.expected_override
+            expectation = Expectation(override, "--expected") if override else None
             finished = self.task.results_path.is_file()
         expected = expectation.count if expectation else None
 
@@ -429,12 +429,12 @@ class RunMonitor:
         expected_override: int | None = None,
         stale_after: float = STALE_AFTER,
     ) -> None:
-        self.tasks = [
-            TaskMonitor(t, expected_override, stale_after) for t in resolve_task_runs(path)
-        ]
+        tasks = resolve_task_runs(path)
+        self.tasks = [TaskMonitor(t, expected_override, stale_after) for t in tasks]
+        self.outcomes = OutcomeCache()
 
     def refresh(self, now: float) -> list[TaskStatus]:
-        return [t.refresh(now) for t in self.tasks]
+        return [self.outcomes.attach(t.task, t.refresh(now)) for t in self.tasks]
 
 
 def document(statuses: Sequence[TaskStatus]) -> dict[str, Any]:
