@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 
 import yaml
 
-from evalkit.boundedyaml import MAX_YAML_DEPTH
+from evalkit.inputs import MAX_YAML_DEPTH
 from evalkit.findings import Finding
 from evalkit.skillcheck.model import MarkdownDoc, SkillTree
 from evalkit.skillcheck.paths import code_paths, link_path
