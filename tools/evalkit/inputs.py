@@ -163,10 +163,13 @@ def load_json(path: str | Path) -> Any:
     return parse_json(read_text(path), path)
 
 
-def yaml_error(err: yaml.YAMLError, path: str | Path) -> InputError:
+def yaml_error(err: yaml.YAMLError, path: str | Path, text: str | None = None) -> InputError:
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     problem = getattr(err, "problem", None) or str(err).splitlines()[0]
     line = mark.line + 1 if mark is not None else None
+    position = getattr(err, "position", None)  # a ReaderError: a character YAML forbids
+    if line is None and text is not None and isinstance(position, int):
+        line = text.count("\n", 0, position) + 1
     return InputError(f"malformed YAML: {problem}", path, line)
 
 
@@ -218,7 +221,7 @@ def compose_bounded(text: str, path: str | Path) -> yaml.Node | None:
             _check_expansion(root, path)
         return root
     except yaml.YAMLError as err:
-        raise yaml_error(err, path) from None
+        raise yaml_error(err, path, text) from None
     except RecursionError:
         raise InputError("YAML nested too deeply; not read", path) from None
 
