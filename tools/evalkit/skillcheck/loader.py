@@ -13,9 +13,8 @@ from pathlib import Path, PurePosixPath
 import yaml
 from markdown_it import MarkdownIt
 
-from evalkit.inputs import parse_yaml
 from evalkit.errors import InputError
-from evalkit.inputs import decode_text, read_bytes, special_kind
+from evalkit.inputs import decode_text, parse_yaml, read_bytes, special_kind
 from evalkit.skillcheck.config import Settings
 from evalkit.skillcheck.model import (
     CodeSpan,

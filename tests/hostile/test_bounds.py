@@ -1,0 +1,79 @@
+"""Every read bounded, every loop bounded (issue 30, item 4): a dotenv file that is a
+device or a pipe, an exponential `${...}` chain, a deeply nested rollouts line under
+`status`, a huge `--jobs`, and a path fact that would split into two container mounts all
+end in one line naming the input and exit 2, in bounded time and memory.
+
+Commands run in a fresh process (tests/hostile/rss_driver.py) so a hang hits the
+subprocess timeout and memory is this command's own peak.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from .conftest import MRCR_EXAMPLE
+from .test_readers import RSS_BOUND_KB, evalkit, one_line_naming
+
+FP8_MOE = Path(__file__).resolve().parents[1] / "fixtures" / "init" / "qwen3-235b-a22b-fp8"
+FACTS = {
+    "hostname": "login.cluster.example",
+    "account": "my-team",
+    "partition": "batch",
+    "output_dir": "/lustre/my-team/evals",
+    "gym_image": "registry.example/my-team/nemo-gym-git:26.05",
+    "thinking": True,
+    "reasoning_parser": "qwen3",
+    "checkpoint_path": "/lustre/models/Qwen3-235B-A22B-FP8",
+    "served_model_name": "qwen3-235b-fp8",
+    "gpus_per_node": 8,
+    "gpu_mem_gib": 80,
+    "max_nodes": 2,
+}
+
+
+def plant_dotenv(where: Path, kind: str) -> None:
+    if kind == "fifo":
+        os.mkfifo(where / ".env")
+    else:
+        (where / ".env").symlink_to("/dev/zero")
+
+
+# ------------------------------------------------------------------- the dotenv file
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_preflight_refuses_a_dotenv_that_is_not_a_file(tmp_path, kind):
+    config = tmp_path / "config.yaml"
+    shutil.copy(MRCR_EXAMPLE, config)
+    plant_dotenv(tmp_path, kind)
+    code, _, err, rss = evalkit("preflight", config, cwd=tmp_path)
+    assert code == 2, err
+    one_line_naming(err, ".env")
+    assert rss < RSS_BOUND_KB
+
+
+@pytest.mark.parametrize("flag", [None, "--env-file"])
+def test_init_check_refuses_a_fifo_dotenv(tmp_path, flag):
+    plant_dotenv(tmp_path, "fifo")
+    facts = tmp_path / "facts.yaml"
+    facts.write_text(yaml.safe_dump(FACTS))
+    argv = ["init", "mrcr-128k", "--checkpoint", FP8_MOE, "--facts", facts]
+    argv += ["-o", tmp_path / "mrcr.yaml", "--check", "--nel", "/bin/false"]
+    if flag:
+        argv += [flag, tmp_path / ".env"]
+    code, _, err, _ = evalkit(*argv, cwd=tmp_path)
+    assert code == 2, err
+    one_line_naming(err, ".env")
+
+
+def test_a_huge_dotenv_is_refused(tmp_path):
+    config = tmp_path / "config.yaml"
+    shutil.copy(MRCR_EXAMPLE, config)
+    (tmp_path / ".env").write_bytes(b"A=1\n" * (2 * 1024 * 1024 // 4 + 1))
+    code, _, err, _ = evalkit("preflight", config, cwd=tmp_path)
+    assert code == 2 and "larger than" in one_line_naming(err, ".env"), err
