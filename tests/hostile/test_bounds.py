@@ -77,3 +77,42 @@ def test_a_huge_dotenv_is_refused(tmp_path):
     (tmp_path / ".env").write_bytes(b"A=1\n" * (2 * 1024 * 1024 // 4 + 1))
     code, _, err, _ = evalkit("preflight", config, cwd=tmp_path)
     assert code == 2 and "larger than" in one_line_naming(err, ".env"), err
+
+
+# ------------------------------------------------------------------- ${...} expansion
+
+
+def chain_config(tmp_path: Path, levels: int, fanout: int = 10) -> Path:
+    """About 1 KB: each level repeats the level below `fanout` times; the last level is
+    read by a walltime (NEL202 printed its whole expansion)."""
+    lines = ["x:", "  s0: '" + "a" * 90 + "'"]
+    for k in range(1, levels + 1):
+        lines.append(f'  s{k}: "' + f"${{x.s{k - 1}}}." * fanout + '"')
+    text = MRCR_EXAMPLE.read_text() + "\n".join(lines) + "\n"
+    config = tmp_path / "config.yaml"
+    config.write_text(text.replace("walltime: ", f"walltime: ${{x.s{levels}}} #", 1))
+    return config
+
+
+def test_an_exponential_reference_chain_is_refused(tmp_path):
+    config = chain_config(tmp_path, levels=7)
+    code, out, err, rss = evalkit("preflight", config, cwd=tmp_path)
+    assert code == 2, (out[-300:], err)
+    line = one_line_naming(err, "config.yaml:")
+    assert "expands to more than" in line and len(out) < 10_000
+    assert rss < RSS_BOUND_KB
+
+
+def test_a_long_reference_chain_is_refused(tmp_path):
+    text = MRCR_EXAMPLE.read_text() + "x:\n"
+    text += "".join(f'  c{i}: "${{x.c{i + 1}}}"\n' for i in range(60)) + "  c60: v\n"
+    (tmp_path / "config.yaml").write_text(text)
+    code, _, err, _ = evalkit("preflight", tmp_path / "config.yaml", cwd=tmp_path)
+    assert code == 2 and "references deep" in one_line_naming(err, "config.yaml:"), err
+
+
+def test_a_short_chain_still_resolves(tmp_path):
+    config = chain_config(tmp_path, levels=2)
+    code, out, err, _ = evalkit("preflight", config, "--format", "json", cwd=tmp_path)
+    assert code in (0, 1) and "NEL202" in out, err  # the walltime is read, not refused
+
