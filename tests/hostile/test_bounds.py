@@ -116,3 +116,19 @@ def test_a_short_chain_still_resolves(tmp_path):
     code, out, err, _ = evalkit("preflight", config, "--format", "json", cwd=tmp_path)
     assert code in (0, 1) and "NEL202" in out, err  # the walltime is read, not refused
 
+
+# --------------------------------------------------------- status on a deep rollouts line
+
+
+@pytest.mark.parametrize("command", ["status", "validate"])
+def test_a_deeply_nested_rollouts_line_names_the_line(tmp_path, command):
+    from helpers.rungen import write_mrcr_run
+
+    run = write_mrcr_run(tmp_path / "runs", n_items=12, prompt_chars=200)
+    rollouts = run / "artifacts" / "evaluator_rollouts.jsonl"
+    with rollouts.open("a") as handle:
+        handle.write('{"x":' * 5000 + "1" + "}" * 5000 + "\n")
+    lines = rollouts.read_bytes().count(b"\n")
+    code, _, err, _ = evalkit(command, run)
+    assert code == 2
+    assert "too deep" in one_line_naming(err, f"evaluator_rollouts.jsonl:{lines}:")

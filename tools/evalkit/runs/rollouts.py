@@ -214,6 +214,22 @@ def decode_line(raw: bytes) -> _Line:
     return _DECODER.decode(raw)
 
 
+def decode_record(raw: bytes, path: Path, line_no: int) -> _Line:
+    """One rollouts line decoded, for every reader (validate's pass, status's tally); any
+    bad line, nesting too deep for the decoder included, is an InputError naming it."""
+    try:
+        rec = decode_line(raw)
+        # msgspec skips unread fields without checking their bytes; the prompt
+        # must still be UTF-8 (a cheap test when the line is pure ASCII).
+        if not raw.isascii():
+            raw.decode("utf-8")
+        return rec
+    except RecursionError:
+        raise InputError("JSON nesting too deep", path, line_no) from None
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError) as err:
+        raise InputError(describe_decode_error(err, raw), path, line_no) from None
+
+
 def iter_raw_lines(
     path: Path, stats: ScanStats, start: int = 0, end: int | None = None, first_line: int = 1
 ) -> Iterator[tuple[int, _Line | None, bytes]]:
@@ -242,19 +258,13 @@ def iter_raw_lines(
                 stats.blank_lines += 1
                 continue
             try:
-                rec = decode_line(raw)
-                # msgspec skips unread fields without checking their bytes; the prompt
-                # must still be UTF-8 (a cheap test when the line is pure ASCII).
-                if not raw.isascii():
-                    raw.decode("utf-8")
-            except RecursionError:
-                raise InputError("JSON nesting too deep", path, line_no) from None
-            except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError) as err:
+                rec = decode_record(raw, path, line_no)
+            except InputError:
                 if not raw.endswith(b"\n"):
                     stats.truncated_last_line = True
                     continue
                 stats.malformed_lines.append(line_no)
-                raise InputError(describe_decode_error(err, raw), path, line_no) from None
+                raise
             stats.records += 1
             yield line_no, rec, raw
     finally:
