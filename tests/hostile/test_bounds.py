@@ -132,3 +132,16 @@ def test_a_deeply_nested_rollouts_line_names_the_line(tmp_path, command):
     code, _, err, _ = evalkit(command, run)
     assert code == 2
     assert "too deep" in one_line_naming(err, f"evaluator_rollouts.jsonl:{lines}:")
+
+
+# ----------------------------------------------------------------- regrade --jobs
+
+
+def test_regrade_jobs_are_bounded_by_the_cores(tmp_path):
+    from evalkit.benchmarks.mrcr.regrade import regrade_file, usable_cores
+    from helpers.rungen import write_mrcr_run
+
+    run = write_mrcr_run(tmp_path / "runs", n_items=12, prompt_chars=200)
+    result = regrade_file(run / "artifacts" / "evaluator_rollouts.jsonl", jobs=100_000)
+    assert 1 <= result.jobs <= usable_cores()
+
