@@ -145,3 +145,21 @@ def test_regrade_jobs_are_bounded_by_the_cores(tmp_path):
     result = regrade_file(run / "artifacts" / "evaluator_rollouts.jsonl", jobs=100_000)
     assert 1 <= result.jobs <= usable_cores()
 
+
+# ------------------------------------------------------ what init may write, and where
+
+
+def test_init_force_never_overwrites_the_skills_own_template(tmp_path, monkeypatch):
+    skill = tmp_path / "skill"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "recipes", skill / "recipes")
+    template = skill / "recipes" / "examples" / "gym" / "example_mrcr.yaml"
+    before = template.read_bytes()
+    facts = tmp_path / "facts.yaml"
+    facts.write_text(yaml.safe_dump(FACTS))
+    monkeypatch.setenv("EVALKIT_SKILL_DIR", str(skill))
+    code, _, err, _ = evalkit(
+        "init", "mrcr-128k", "--checkpoint", FP8_MOE, "--facts", facts,
+        "-o", template, "--force",
+    )  # fmt: skip
+    assert code == 2 and "recipes" in one_line_naming(err, str(template)), err
+    assert template.read_bytes() == before
