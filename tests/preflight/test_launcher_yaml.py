@@ -11,6 +11,9 @@ scanners (libyaml, pure-Python PyYAML) disagree on.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -91,6 +94,11 @@ def assert_same_reading(tmp_path, data: bytes):
         "a: 1\n\ufeffb: 2\n",
         "a: \x01\n",
         "a: 1e-5\nb: 2024-01-02\n",
+        'a: "x\ry"\n',
+        "a: |\r  x\r  y\rb: 1\r",
+        'a: "x\x85y"\n',
+        "a: x\ry\n",
+        "a: b #c\rd: e\n",
     ],
 )
 def test_known_differences(tmp_path, text):
@@ -128,3 +136,22 @@ def _document(draw) -> str:
 def test_generated_whitespace_reads_as_the_launcher_reads_it(tmp_path_factory, data):
     tmp_path = tmp_path_factory.mktemp("doc")
     assert_same_reading(tmp_path, data.draw(st.composite(_document)()).encode("utf-8"))
+
+
+@pytest.mark.launcher
+def test_the_real_dry_run_refuses_what_preflight_refuses(tmp_path):
+    """End to end: the example config with one trailing tab, through `nel run --dry-run`."""
+    from helpers.nel import dry_run
+
+    from .test_property import run_preflight
+
+    example = Path(__file__).resolve().parents[2] / "recipes" / "examples" / "gym"
+    text = (example / "example_mrcr.yaml").read_text()
+    value = re.search(r"^ *\w+: [\w./-]+$", text, re.M)  # the first plain `key: value`
+    tabbed = text[: value.end()] + "\t" + text[value.end() :]
+    line = text.count("\n", 0, value.end()) + 1
+    config = tmp_path / "config.yaml"
+    config.write_text(tabbed)
+    assert "ScannerError" in dry_run(config).error
+    code, _, err = run_preflight(tabbed)
+    assert code == 2 and err.count("\n") == 1 and f"config.yaml:{line}:" in err, err

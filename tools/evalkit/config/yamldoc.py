@@ -1,8 +1,9 @@
 """YAML text -> plain Python data plus the source position of every node.
 
-The text is composed by the launcher's own loader: nel 0.2.6 reads a config through Hydra
-(hydra-core 1.3.8, hydra/_internal/core_plugins/file_config_source.py: `OmegaConf.load`),
-and OmegaConf 2.3 loads with `omegaconf._utils.get_yaml_loader()`, a pure-Python
+The text is composed by the launcher's own loader: nel 0.2.6 reads a config with
+`hydra.compose` (nemo_evaluator_launcher/api/types.py), whose file source (hydra-core
+1.3.8, hydra/_internal/core_plugins/file_config_source.py) calls `OmegaConf.load`, and
+OmegaConf 2.3 loads with `omegaconf._utils.get_yaml_loader()`, a pure-Python
 `yaml.SafeLoader` with its own float and no timestamp resolver. libyaml's scanner is more
 lenient (a tab after a value or before a comment), so reading with it said "no findings"
 for configs the launcher refuses. PyYAML's compose step keeps a start/end mark on each
