@@ -71,6 +71,18 @@ def test_init_check_refuses_a_fifo_dotenv(tmp_path, flag):
     one_line_naming(err, ".env")
 
 
+def test_a_dotenv_nel_would_not_read_is_skipped(tmp_path):
+    """nel 0.2.6 reads ./.env only when it is a file (cli/run.py): a dangling link or a
+    directory is no dotenv, for the launcher and for preflight alike."""
+    from evalkit.config.interpolation import launch_environment
+
+    (tmp_path / ".env").symlink_to(tmp_path / "gone")
+    assert launch_environment(cwd=str(tmp_path)) == dict(os.environ)
+    (tmp_path / ".env").unlink()
+    (tmp_path / ".env").mkdir()
+    assert launch_environment(cwd=str(tmp_path)) == dict(os.environ)
+
+
 def test_a_huge_dotenv_is_refused(tmp_path):
     config = tmp_path / "config.yaml"
     shutil.copy(MRCR_EXAMPLE, config)

@@ -72,8 +72,8 @@ def launch_environment(cwd: str | None = None, env_file: str | None = None) -> d
     dotenv = FsPath(env_file) if env_file else FsPath(cwd or ".") / ".env"
     if env_file and not dotenv.exists():
         raise InputError("env file not found", dotenv)
-    if not env_file and not os.path.lexists(dotenv):
-        return env
+    if not env_file and (not dotenv.exists() or dotenv.is_dir()):
+        return env  # nel reads ./.env only when there is one (nel 0.2.6, cli/run.py)
     # bounded and regular files only: `.env` -> /dev/zero or a FIFO is refused, not read
     data = read_bytes(dotenv, limit=MAX_ENV_BYTES)
     for line in data.decode("utf-8", errors="replace").splitlines():
