@@ -129,6 +129,42 @@ def test_a_short_chain_still_resolves(tmp_path):
     assert code in (0, 1) and "NEL202" in out, err  # the walltime is read, not refused
 
 
+def fanout(levels: int, ref: str) -> dict:
+    """x.s0 of 90 characters, each level ten references to the one below, spelled `ref`."""
+    x = {"s0": "a" * 90}
+    for k in range(1, levels + 1):
+        x[f"s{k}"] = ref.format(k - 1) * 10
+    return {"x": x}
+
+
+@pytest.mark.parametrize(
+    "ref", ["${{x.s{}}}", "${{.s{}}}", "${{oc.select:x.s{},d}}", "${{oc.select:${{x.s{}}},d}}"]
+)
+def test_every_reference_form_counts(ref):
+    from evalkit.config.expansion import check_expansion
+    from evalkit.errors import InputError
+
+    check_expansion(fanout(2, ref))  # x.s2 expands to about 9,000 characters
+    with pytest.raises(InputError, match=r"x\.s3: .*expands to more than"):
+        check_expansion(fanout(3, ref))  # about 90,000
+
+
+def test_cycles_and_deep_containers_end_in_one_error_or_none():
+    from evalkit.config.expansion import check_expansion
+    from evalkit.errors import InputError
+
+    check_expansion({"a": "${b}", "b": "${a}", "c": {"d": "${c}"}})  # OmegaConf reports these
+    deep: dict = {"v": "x"}
+    for _ in range(90):
+        deep = {"n": deep}
+    data = {f"r{i}": f"${{r{i + 1}}}${{deep}}" for i in range(30)}
+    data.update(r30="${deep}", deep=deep)
+    try:
+        check_expansion(data)
+    except InputError as err:
+        assert "\n" not in str(err)
+
+
 # --------------------------------------------------------- status on a deep rollouts line
 
 

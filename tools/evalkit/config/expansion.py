@@ -20,9 +20,11 @@ MAX_EXPANDED_VALUE = 64 * 1024  # characters of one interpolated string, expande
 MAX_EXPANDED_TOTAL = 1024 * 1024  # characters of all interpolated strings together
 MAX_REFERENCE_DEPTH = 32  # references followed through references
 
-# A node name where OmegaConf reads one: right after `${`, or as a resolver argument
-# (`${oc.select:a.b,x}`); leading dots are relative to the value's own node.
-_NAME = re.compile(r"(?:\$\{|[:,])\s*(\.*[A-Za-z_][\w-]*(?:\.[\w-]+)*)")
+# The text of each interpolation up to its end or a nested one, and in it a node name
+# where OmegaConf reads one: first, or as a resolver argument (`${oc.select:a.b,x}`);
+# leading dots are relative to the value's own node.
+_BODY = re.compile(r"\$\{([^${}]*)")
+_NAME = re.compile(r"(?:^|[:,])\s*(\.*[A-Za-z_][\w-]*(?:\.[\w-]+)*)")
 
 
 def _target(data: Any, here: Path, name: str) -> Path | None:
@@ -90,8 +92,9 @@ class _Measure:
         if not isinstance(node, str) or "${" not in node:
             return len(str(node)), 0
         total, height = len(node), 0
-        for m in _NAME.finditer(node):
-            target = _target(self.data, path[:-1], m.group(1))
+        names = (m.group(1) for body in _BODY.findall(node) for m in _NAME.finditer(body))
+        for name in names:
+            target = _target(self.data, path[:-1], name)
             if target is None or target == path[: len(target)]:
                 continue  # not a node, or the value itself or an ancestor (a cycle)
             if depth >= MAX_REFERENCE_DEPTH:
