@@ -211,3 +211,24 @@ def test_init_force_never_overwrites_the_skills_own_template(tmp_path, monkeypat
     )  # fmt: skip
     assert code == 2 and "recipes" in one_line_naming(err, str(template)), err
     assert template.read_bytes() == before
+
+
+# ------------------------------------------------------------- one rollouts record
+
+
+@pytest.mark.parametrize("command", ["validate", "status"])
+def test_a_rollouts_line_past_the_record_bound_is_refused(tmp_path, run_cli, monkeypatch, command):
+    """A record is read whole, so its length is bounded (a line with no newline was read
+    into memory however long it was); the bound is lowered here to keep the file small."""
+    from evalkit import inputs
+    from helpers.rungen import write_mrcr_run
+
+    monkeypatch.setattr(inputs, "MAX_RECORD_BYTES", 64 * 1024)
+    run = write_mrcr_run(tmp_path / "runs", n_items=12, prompt_chars=200)
+    rollouts = run / "artifacts" / "evaluator_rollouts.jsonl"
+    lines = rollouts.read_bytes().count(b"\n")
+    with rollouts.open("ab") as handle:
+        handle.write(b'{"x": "' + b"y" * 100_000 + b'"}\n')
+    code, _, err = run_cli(command, run)
+    assert code == 2
+    assert "longer than" in one_line_naming(err, f"evaluator_rollouts.jsonl:{lines + 1}:")

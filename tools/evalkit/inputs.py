@@ -29,6 +29,7 @@ from evalkit.errors import InputError
 # Limits on what one read may cost (README, "Limits"). Real inputs sit far below them.
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a file read whole (configs, results, JSON, run.sub)
 MAX_LINE_BYTES = 1024 * 1024  # one log line kept; the rest of a longer line is skipped
+MAX_RECORD_BYTES = 256 * 1024 * 1024  # one JSONL record; 1M-variant MRCR lines reach ~5.5 MB
 MAX_YAML_CHARS = 8 * 1024 * 1024  # a run_config.yml is a few kB; results.yml, tens of kB
 MAX_YAML_DEPTH = 100  # collections inside collections; real files nest fewer than 15
 MAX_YAML_NODES = 200_000  # values after alias expansion ("billion laughs" makes 10**9)
@@ -120,6 +121,17 @@ def iter_capped_lines(handle: BinaryIO, cap: int = MAX_LINE_BYTES) -> Iterator[t
                         raw += b"\n"
                     break
         yield raw, full
+
+
+def iter_records(handle: BinaryIO, path: str | Path, first_line: int = 1) -> Iterator[bytes]:
+    """Each line of a JSONL stream whole (records are never cut), refusing one longer than
+    MAX_RECORD_BYTES instead of reading it into memory."""
+    line = first_line
+    while raw := handle.readline(MAX_RECORD_BYTES + 1):
+        if len(raw) > MAX_RECORD_BYTES:
+            raise InputError(f"a line longer than {MAX_RECORD_BYTES} bytes; not read", path, line)
+        yield raw
+        line += 1
 
 
 def iter_log_lines(path: str | Path) -> Iterator[str]:

@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from evalkit.errors import InputError
-from evalkit.inputs import open_binary
+from evalkit.inputs import MAX_RECORD_BYTES, iter_records, open_binary
 
 # ---- wire format: only the fields we read (msgspec skips the rest) -------------------
 
@@ -244,10 +244,13 @@ def iter_raw_lines(
         pos = start
         if start > 0:
             handle.seek(start - 1)
-            skipped = handle.readline()  # finish the line that started before `start`
+            # finish the line that started before `start` (its own shard reads it)
+            skipped = handle.readline(MAX_RECORD_BYTES + 1)
+            if len(skipped) > MAX_RECORD_BYTES:
+                raise InputError(f"a line longer than {MAX_RECORD_BYTES} bytes; not read", path)
             pos = start - 1 + len(skipped)
         line_no = first_line - 1
-        for raw in handle:
+        for raw in iter_records(handle, path, line_no + 1):
             if end is not None and pos >= end:
                 break
             pos += len(raw)
