@@ -336,7 +336,10 @@ def test_compare_metrics_tolerance():
 # ---- sharded regrade equals one pass ---------------------------------------------------
 
 
-def test_sharded_regrade_equals_single_pass(tmp_path):
+def test_sharded_regrade_equals_single_pass(tmp_path, monkeypatch):
+    import evalkit.benchmarks.mrcr.regrade as regrade
+
+    monkeypatch.setattr(regrade, "usable_cores", lambda: 3)  # three shards on any machine
     task = write_mrcr_run(
         tmp_path, n_items=40, seed=9, corrupt_rewards=4, duplicate=2, leak_fraction=0.1
     )

@@ -268,3 +268,31 @@ def test_no_rebuild_after_the_editable_install_tests_run_sh_makes(tmp_path, env)
     if shutil.which("cc") or shutil.which("gcc"):
         assert list((skill / "tools" / "evalkit").glob("_seqmatch*.so")), "no in-place build"
     assert _hash(skill, env) == before, "scripts/evalkit would rebuild after tests/run.sh"
+
+
+def _unwritable_homes(tmp_path: Path) -> list[Path]:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    homes = [a_file, a_file / "home", Path("/proc/self")]  # /proc refuses even root
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o555)
+        homes.append(locked)
+    return homes
+
+
+def test_an_unwritable_evalkit_home_is_one_line_not_a_wait(read_only_skill, env, tmp_path):
+    """It looped on "waiting for another evalkit install" forever (issue 30, item 4)."""
+    for home in _unwritable_homes(tmp_path):
+        env["EVALKIT_HOME"] = str(home)
+        proc = subprocess.run(
+            ["bash", str(read_only_skill / "scripts" / "evalkit"), "--version"],
+            env=env,
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+        assert proc.returncode == 2, (home, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and "EVALKIT_HOME" in proc.stderr, proc.stderr
+        assert "waiting" not in proc.stderr

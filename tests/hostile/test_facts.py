@@ -119,6 +119,10 @@ def test_newline_in_a_facts_file_path_is_refused_with_file_and_line(run_cli, tmp
         ("gpus_per_node=1e3", "fact gpus_per_node: must be a positive integer"),
         ("gym_image=Registry/X:1", "fact gym_image: 'Registry/X:1' is not an image reference"),
         ("checkpoint_path=${oc.env:HOME}", "fact checkpoint_path: an interpolation"),
+        # a mount list splits on ',' and ':' (issue 30, item 4)
+        ("checkpoint_path=/lustre/m,/home/u/.ssh", "fact checkpoint_path: ',' not allowed"),
+        ("hf_cache=/lustre/c:/root", "fact hf_cache: ':' not allowed in a path"),
+        ("output_dir=/lustre/e,v", "fact output_dir: ',' not allowed in a path"),
     ],
 )
 def test_a_set_fact_outside_its_kind_is_one_line_exit_2(run_cli, tmp_path, item, needle):
@@ -203,7 +207,7 @@ ROUND_TRIP = [
     ("hostname", "10.0.0.1"),
     ("account", "1e3"),
     ("partition", "1:30:00"),
-    ("output_dir", "/lustre/1.2,x=%y~z"),  # no ":": it splits a mount
+    ("output_dir", "/lustre/1.2+x=%y~z"),  # no "," or ":": they split a mount list
     ("walltime", "1-00:00:00"),
     ("checkpoint_path", "/lustre/models/1.10"),
     ("served_model_name", "org/Model:v1.0@x+y"),

@@ -1,6 +1,15 @@
 """Reading user files safely: every failure becomes an InputError naming the file and line.
 
-Nothing here writes; callers get text or parsed data, never a half-read object.
+The one module that owns bounded reading: bytes, text, log lines, JSON and YAML. Nothing
+here writes; callers get text or parsed data, never a half-read object.
+
+YAML is size-checked, its nesting measured on the event stream (libyaml's parser keeps its
+own stack; its composer recurses in C, so a deeply nested document could crash the
+interpreter), and the composed graph counted as if every alias were expanded (PyYAML
+shares aliased nodes, so a 1 KB alias bomb loads into a small graph that explodes when
+walked), before one value is constructed. Preflight's config reader
+(evalkit.config.yamldoc) reads with the launcher's own loader instead; the numbers are in
+the README's "Limits" table.
 """
 
 from __future__ import annotations
@@ -20,6 +29,12 @@ from evalkit.errors import InputError
 # Limits on what one read may cost (README, "Limits"). Real inputs sit far below them.
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a file read whole (configs, results, JSON, run.sub)
 MAX_LINE_BYTES = 1024 * 1024  # one log line kept; the rest of a longer line is skipped
+MAX_RECORD_BYTES = 256 * 1024 * 1024  # one JSONL record; 1M-variant MRCR lines reach ~5.5 MB
+MAX_YAML_CHARS = 8 * 1024 * 1024  # a run_config.yml is a few kB; results.yml, tens of kB
+MAX_YAML_DEPTH = 100  # collections inside collections; real files nest fewer than 15
+MAX_YAML_NODES = 200_000  # values after alias expansion ("billion laughs" makes 10**9)
+
+_CLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _KINDS = (
     (stat.S_ISFIFO, "a named pipe (FIFO)"),
@@ -108,6 +123,17 @@ def iter_capped_lines(handle: BinaryIO, cap: int = MAX_LINE_BYTES) -> Iterator[t
         yield raw, full
 
 
+def iter_records(handle: BinaryIO, path: str | Path, first_line: int = 1) -> Iterator[bytes]:
+    """Each line of a JSONL stream whole (records are never cut), refusing one longer than
+    MAX_RECORD_BYTES instead of reading it into memory."""
+    line = first_line
+    while raw := handle.readline(MAX_RECORD_BYTES + 1):
+        if len(raw) > MAX_RECORD_BYTES:
+            raise InputError(f"a line longer than {MAX_RECORD_BYTES} bytes; not read", path, line)
+        yield raw
+        line += 1
+
+
 def iter_log_lines(path: str | Path) -> Iterator[str]:
     """A log's lines as text, streamed with the per-line cap. Logs are diagnostics, not
     inputs with a format: undecodable bytes are replaced, never fatal."""
@@ -149,18 +175,82 @@ def load_json(path: str | Path) -> Any:
     return parse_json(read_text(path), path)
 
 
-def yaml_error(err: yaml.YAMLError, path: str | Path) -> InputError:
+def yaml_error(err: yaml.YAMLError, path: str | Path, text: str | None = None) -> InputError:
     mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
     problem = getattr(err, "problem", None) or str(err).splitlines()[0]
     line = mark.line + 1 if mark is not None else None
+    position = getattr(err, "position", None)  # a ReaderError: a character YAML forbids
+    if line is None and text is not None and isinstance(position, int):
+        line = text.count("\n", 0, position) + 1
     return InputError(f"malformed YAML: {problem}", path, line)
 
 
-def parse_yaml(text: str, path: str | Path) -> Any:
-    """Safe-load YAML within the alias, depth and size bounds of evalkit.boundedyaml."""
-    from evalkit.boundedyaml import load_bounded
+def _check_depth(text: str, path: str | Path) -> None:
+    depth = 0
+    for event in yaml.parse(text, Loader=_CLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                line = event.start_mark.line + 1 if event.start_mark else None
+                raise InputError(
+                    f"YAML nested deeper than {MAX_YAML_DEPTH} levels; not read", path, line
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
-    return load_bounded(text, path)
+
+def _check_expansion(root: yaml.Node, path: str | Path) -> None:
+    """Count nodes as a consumer walking the loaded data would meet them (aliases and
+    merge keys expanded); iterative, and it stops at the bound, so it is cheap either way."""
+    count = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_YAML_NODES:
+            raise InputError(
+                f"YAML expands to more than {MAX_YAML_NODES} values (an alias bomb?); not read",
+                path,
+                node.start_mark.line + 1 if node.start_mark else None,
+            )
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.append(key)
+                stack.append(value)
+
+
+def compose_bounded(text: str, path: str | Path) -> yaml.Node | None:
+    """The node graph of one YAML document (scalars keep their own text), within the
+    bounds; for readers that need a value's spelling, not YAML's guess at its type."""
+    if len(text) > MAX_YAML_CHARS:
+        raise InputError(f"YAML larger than {MAX_YAML_CHARS} characters; not read", path)
+    try:
+        _check_depth(text, path)
+        root = yaml.compose(text, Loader=_CLoader)
+        if root is not None:
+            _check_expansion(root, path)
+        return root
+    except yaml.YAMLError as err:
+        raise yaml_error(err, path, text) from None
+    except RecursionError:
+        raise InputError("YAML nested too deeply; not read", path) from None
+
+
+def parse_yaml(text: str, path: str | Path) -> Any:
+    """Safe-load one YAML document within the size, depth and alias bounds."""
+    root = compose_bounded(text, path)
+    if root is None:
+        return None
+    try:
+        return yaml.constructor.SafeConstructor().construct_document(root)
+    except yaml.YAMLError as err:
+        raise yaml_error(err, path) from None
+    except RecursionError:
+        raise InputError("YAML nested too deeply; not read", path) from None
+    except (ValueError, TypeError, OverflowError) as err:  # a value the constructor rejects
+        raise InputError(f"bad YAML value: {err}", path) from None
 
 
 def load_yaml(path: str | Path) -> Any:

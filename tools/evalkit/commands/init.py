@@ -156,6 +156,17 @@ def _targets(result, output: str | None, force: bool):
     return paths
 
 
+def _recipes():
+    """The skill's templates and recipes: an input of every init, never its output."""
+    from evalkit.errors import InputError
+    from evalkit.init.catalog import skill_dir
+
+    try:
+        return skill_dir() / "recipes"
+    except InputError:  # --baseline-of needs no template
+        return None
+
+
 def _write(result, args) -> list[str]:
     paths = _targets(result, args.output, args.force)
     written = []
@@ -167,7 +178,7 @@ def _write(result, args) -> list[str]:
         from evalkit.render.output import write_output
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        inputs = (args.facts, args.checkpoint, getattr(args, "baseline_of", None))
+        inputs = (args.facts, args.checkpoint, getattr(args, "baseline_of", None), _recipes())
         write_output(path, rendered.text, inputs, args.force)
         written.append(str(path))
     return written

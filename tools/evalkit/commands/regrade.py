@@ -32,7 +32,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="processes for grading (default: 1 below 64 MB, else one per core, at most 8)",
+        help="processes for grading, at most one per usable CPU core (default: 1 below "
+        "64 MB, else one per core, at most 8)",
     )
     parser.add_argument(
         "--progress",

@@ -10,6 +10,7 @@ import os
 from collections.abc import Sequence
 
 from evalkit.config import overrides as ov
+from evalkit.config.expansion import check_expansion
 from evalkit.config.groups import compose
 from evalkit.config.model import NelConfig
 from evalkit.config.yamldoc import MAX_BYTES, YamlDoc, format_path, parse_document
@@ -36,6 +37,7 @@ def build_config(doc: YamlDoc, overrides: Sequence[str] = ()) -> NelConfig:
     for item in values:
         path = ov.apply(data, item)
         overridden[path] = item.raw
+    check_expansion(data, doc)  # before anything resolves an interpolation
     return NelConfig(
         doc=doc,
         data=data,

@@ -16,6 +16,8 @@ from typing import Any
 
 import yaml
 
+from evalkit.inputs import read_text
+
 GROUPS_RESOURCE = "nel-0.2.6-groups.yaml"
 
 
@@ -23,7 +25,7 @@ GROUPS_RESOURCE = "nel-0.2.6-groups.yaml"
 def bundled_groups() -> dict[str, dict[str, dict]]:
     # A plain path (package data sits beside the modules); importlib.resources costs
     # more start-up time than the whole composition.
-    text = (Path(__file__).resolve().parents[1] / "data" / GROUPS_RESOURCE).read_text("utf-8")
+    text = read_text(Path(__file__).resolve().parents[1] / "data" / GROUPS_RESOURCE)
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     return yaml.load(text, Loader=loader)["groups"]
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from evalkit.config.yamldoc import Path, format_path
 from evalkit.errors import InputError
+from evalkit.inputs import read_bytes
 
 _REF = r"[A-Za-z_][\w-]*(?:\.[\w-]+)*"
 _SIMPLE = re.compile(
@@ -27,6 +28,7 @@ _SIMPLE = re.compile(
     r"|select_not_null:(?P<sel>" + _REF + r"),(?P<seldef>[^${}\\'\",]*))\}"
 )
 MISSING = "???"
+MAX_ENV_BYTES = 1024 * 1024  # a dotenv file holds a few dozen lines
 
 
 @dataclass(frozen=True)
@@ -68,13 +70,13 @@ def launch_environment(cwd: str | None = None, env_file: str | None = None) -> d
     """
     env = dict(os.environ)
     dotenv = FsPath(env_file) if env_file else FsPath(cwd or ".") / ".env"
-    if env_file and not dotenv.is_file():
+    if env_file and not dotenv.exists():
         raise InputError("env file not found", dotenv)
-    try:
-        lines = dotenv.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return env
-    for line in lines:
+    if not env_file and (not dotenv.exists() or dotenv.is_dir()):
+        return env  # nel reads ./.env only when there is one (nel 0.2.6, cli/run.py)
+    # bounded and regular files only: `.env` -> /dev/zero or a FIFO is refused, not read
+    data = read_bytes(dotenv, limit=MAX_ENV_BYTES)
+    for line in data.decode("utf-8", errors="replace").splitlines():
         line = line.strip()
         if not line or line.startswith("#") or "=" not in line:
             continue

@@ -20,6 +20,7 @@ from typing import Any
 from evalkit.config.interpolation import UNRESOLVED
 from evalkit.config.yamldoc import Path
 from evalkit.errors import InputError
+from evalkit.inputs import read_text
 
 SCHEMA_NAME = "nel-0.2.6-config.schema.json"
 MISSING = "???"
@@ -55,7 +56,7 @@ def schema_path() -> FsPath:
 
 @lru_cache(maxsize=1)
 def load_schema() -> dict:
-    return json.loads(schema_path().read_text(encoding="utf-8"))
+    return json.loads(read_text(schema_path()))
 
 
 @dataclass(frozen=True)

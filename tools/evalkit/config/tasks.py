@@ -20,6 +20,8 @@ from pathlib import Path
 
 import yaml
 
+from evalkit.inputs import read_text
+
 CATALOG_RESOURCE = "nel-0.2.6-tasks.yaml"
 
 
@@ -34,7 +36,7 @@ class Catalog:
 
 @lru_cache(maxsize=1)
 def catalog() -> Catalog:
-    text = (Path(__file__).resolve().parents[1] / "data" / CATALOG_RESOURCE).read_text("utf-8")
+    text = read_text(Path(__file__).resolve().parents[1] / "data" / CATALOG_RESOURCE)
     raw = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))["harnesses"]
     return Catalog(
         harnesses={name: bool(entry["container"]) for name, entry in raw.items()},

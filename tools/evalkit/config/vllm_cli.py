@@ -16,6 +16,9 @@ import shlex
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from pathlib import Path
+
+from evalkit.inputs import read_text
 
 SEPARATORS = set(";&|()<>")
 NEGATIVE_NUMBER = re.compile(r"-\d+(\.\d+)?")
@@ -57,7 +60,7 @@ def known_versions() -> tuple[str, ...]:
 
 @cache
 def load_table(version: str) -> Table:
-    text = (resources.files("evalkit.data") / f"vllm-{version}-serve.json").read_text()
+    text = read_text(Path(__file__).resolve().parents[1] / "data" / f"vllm-{version}-serve.json")
     raw = json.loads(text)
     return Table(
         version=raw["vllm"],

@@ -1,28 +1,74 @@
 """YAML text -> plain Python data plus the source position of every node.
 
-PyYAML's compose step keeps a start/end mark on each node; we walk that tree once,
-build the data with PyYAML's own safe constructor (so `10:00:00` becomes the integer
-36000 exactly as the launcher's loader reads it) and record where each key path lives.
+The text is composed by the launcher's own loader: nel 0.2.6 reads a config with
+`hydra.compose` (nemo_evaluator_launcher/api/types.py), whose file source (hydra-core
+1.3.8, hydra/_internal/core_plugins/file_config_source.py) calls `OmegaConf.load`, and
+OmegaConf 2.3 loads with `omegaconf._utils.get_yaml_loader()`, a pure-Python
+`yaml.SafeLoader` with its own float and no timestamp resolver. libyaml's scanner is more
+lenient (a tab after a value or before a comment), so reading with it said "no findings"
+for configs the launcher refuses. PyYAML's compose step keeps a start/end mark on each
+node; we walk that tree once, build the data with the safe constructor (so `10:00:00`
+becomes the integer 36000 as the launcher reads it) and record where each key path lives.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
 from evalkit.errors import InputError
-from evalkit.inputs import yaml_error
+from evalkit.inputs import MAX_YAML_DEPTH, yaml_error
 
 Path = tuple  # a key path: str keys and int list indices, e.g. ("evaluation", "tasks", 0)
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # Bounds that keep hostile input (alias bombs, huge files) from hanging preflight. A real
 # nel config is a few kB and a few hundred nodes; these are orders of magnitude above.
 MAX_BYTES = 500_000
 MAX_NODES = 100_000  # nodes after alias expansion ("billion laughs" expands to 10**9)
+
+
+@functools.cache
+def launcher_loader() -> type:
+    """The launcher's YAML loader class, with a nesting bound on its (recursive) composer."""
+    from omegaconf._utils import get_yaml_loader  # what OmegaConf.load uses (omegaconf 2.3)
+
+    class _Bounded(get_yaml_loader()):
+        _depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self._depth += 1
+            try:
+                if self._depth > MAX_YAML_DEPTH:
+                    mark = self.peek_event().start_mark
+                    raise InputError(
+                        f"YAML nested deeper than {MAX_YAML_DEPTH} levels; not read",
+                        mark.name,
+                        mark.line + 1,
+                    )
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+    return _Bounded
+
+
+def compose_as_launcher(text: str, path: str) -> yaml.Node | None:
+    """One document's node tree as the launcher's loader composes it; refusals name the line."""
+    loader = None
+    try:
+        loader = launcher_loader()(text)  # its reader checks every character here
+        loader.name = path
+        return loader.get_single_node()
+    except yaml.YAMLError as err:
+        raise yaml_error(err, path, text) from None
+    except RecursionError:  # within the depth bound, but called on an already deep stack
+        raise InputError("YAML nesting too deep", path) from None
+    finally:
+        if loader is not None:
+            loader.dispose()
 
 
 @dataclass(frozen=True)
@@ -159,12 +205,7 @@ def parse_document(text: str, path: str) -> YamlDoc:
             f"file too large for a nel config ({len(text)} characters; limit {MAX_BYTES})",
             path,
         )
-    try:
-        root = yaml.compose(text, Loader=_Loader)
-    except yaml.YAMLError as err:
-        raise yaml_error(err, path) from None
-    except (ValueError, TypeError) as err:  # e.g. surrogates the C scanner rejects
-        raise InputError(f"malformed YAML: {err}", path) from None
+    root = compose_as_launcher(text, path)
     if root is None:
         raise InputError("empty YAML document, expected a nel config mapping", path, 1)
     if not isinstance(root, yaml.MappingNode):

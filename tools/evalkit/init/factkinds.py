@@ -33,7 +33,9 @@ def char_name(ch: str) -> str:
 
 
 # Characters each string kind may hold (anything else is named in the error).
-PATH_CHARS = re.compile(r"[A-Za-z0-9._/+@,=%~-]")
+# No ',' or ':' in a path: every path fact becomes a mount, and srun's
+# --container-mounts=SRC:DST[,SRC:DST] would read `/a,/home/u/.ssh` as two mounts.
+PATH_CHARS = re.compile(r"[A-Za-z0-9._/+@=%~-]")
 NAME_CHARS = re.compile(r"[A-Za-z0-9._/:+@-]")
 URL_CHARS = re.compile(r"[A-Za-z0-9._~:/?=%+@,-]")
 IMAGE_CHARS = re.compile(r"[A-Za-z0-9._/:@#+-]")
@@ -72,6 +74,9 @@ def _chars(value: str, allowed: re.Pattern, what: str) -> None:
 
 
 def check_path(value: str) -> str:
+    for sep in ",:":
+        if sep in value:
+            raise FactError(f"{sep!r} not allowed in a path (it splits --container-mounts)")
     _chars(value, PATH_CHARS, "a path")
     if not value.startswith("/"):
         raise FactError(f"a path must be absolute (start with /), got {value!r}")
@@ -135,7 +140,7 @@ class Kind:
 STRING_KINDS = {
     k.name: k
     for k in (
-        Kind("path", str, "absolute; letters, digits and . _ / + @ , = % ~ -", check_path),
+        Kind("path", str, "absolute; letters, digits and . _ / + @ = % ~ -", check_path),
         Kind("name", str, "letters, digits and . _ / : + @ - (no leading punctuation)", check_name),
         Kind("hostname", str, "RFC 1123 host name", check_hostname),
         Kind("image", str, "registry/repo:tag[@digest], or an absolute .sqsh path", check_image),

@@ -314,8 +314,7 @@ def _file_facts(facts_file: str) -> dict[str, Any]:
     YAML's int/float/sexagesimal guessing; typed facts are parsed from that text by their
     kind. Comments and quoting keep their YAML meaning.
     """
-    from evalkit.boundedyaml import compose_bounded
-    from evalkit.inputs import read_text
+    from evalkit.inputs import compose_bounded, read_text
 
     root = compose_bounded(read_text(facts_file), facts_file)
     if root is None:

@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from evalkit.errors import InputError
-from evalkit.inputs import open_binary
+from evalkit.inputs import MAX_RECORD_BYTES, iter_records, open_binary
 
 # ---- wire format: only the fields we read (msgspec skips the rest) -------------------
 
@@ -214,6 +214,22 @@ def decode_line(raw: bytes) -> _Line:
     return _DECODER.decode(raw)
 
 
+def decode_record(raw: bytes, path: Path, line_no: int) -> _Line:
+    """One rollouts line decoded, for every reader (validate's pass, status's tally); any
+    bad line, nesting too deep for the decoder included, is an InputError naming it."""
+    try:
+        rec = decode_line(raw)
+        # msgspec skips unread fields without checking their bytes; the prompt
+        # must still be UTF-8 (a cheap test when the line is pure ASCII).
+        if not raw.isascii():
+            raw.decode("utf-8")
+        return rec
+    except RecursionError:
+        raise InputError("JSON nesting too deep", path, line_no) from None
+    except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError) as err:
+        raise InputError(describe_decode_error(err, raw), path, line_no) from None
+
+
 def iter_raw_lines(
     path: Path, stats: ScanStats, start: int = 0, end: int | None = None, first_line: int = 1
 ) -> Iterator[tuple[int, _Line | None, bytes]]:
@@ -228,10 +244,13 @@ def iter_raw_lines(
         pos = start
         if start > 0:
             handle.seek(start - 1)
-            skipped = handle.readline()  # finish the line that started before `start`
+            # finish the line that started before `start` (its own shard reads it)
+            skipped = handle.readline(MAX_RECORD_BYTES + 1)
+            if len(skipped) > MAX_RECORD_BYTES:
+                raise InputError(f"a line longer than {MAX_RECORD_BYTES} bytes; not read", path)
             pos = start - 1 + len(skipped)
         line_no = first_line - 1
-        for raw in handle:
+        for raw in iter_records(handle, path, line_no + 1):
             if end is not None and pos >= end:
                 break
             pos += len(raw)
@@ -242,19 +261,13 @@ def iter_raw_lines(
                 stats.blank_lines += 1
                 continue
             try:
-                rec = decode_line(raw)
-                # msgspec skips unread fields without checking their bytes; the prompt
-                # must still be UTF-8 (a cheap test when the line is pure ASCII).
-                if not raw.isascii():
-                    raw.decode("utf-8")
-            except RecursionError:
-                raise InputError("JSON nesting too deep", path, line_no) from None
-            except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError) as err:
+                rec = decode_record(raw, path, line_no)
+            except InputError:
                 if not raw.endswith(b"\n"):
                     stats.truncated_last_line = True
                     continue
                 stats.malformed_lines.append(line_no)
-                raise InputError(describe_decode_error(err, raw), path, line_no) from None
+                raise
             stats.records += 1
             yield line_no, rec, raw
     finally:

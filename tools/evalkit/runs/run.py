@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError
-from evalkit.inputs import iter_log_lines, open_binary
+from evalkit.inputs import iter_log_lines, iter_records, open_binary
 from evalkit.runs.layout import TaskRun, resolve_task_runs
 from evalkit.runs.rollouts import Rollout, ScanStats, iter_rollouts
 from evalkit.runs.settings import SAMPLING_KEYS, RunSettings, read_run_settings
@@ -272,7 +272,7 @@ def response_copies_prompt(path: Path, offset: int) -> bool:
 
     with open_binary(path, "a rollouts .jsonl file") as handle:
         handle.seek(offset)
-        for raw in handle:
+        for raw in iter_records(handle, path):  # a line the pass has read already
             if raw.strip():
                 break
         else:

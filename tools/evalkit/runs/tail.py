@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.inputs import iter_capped_lines, open_binary
+from evalkit.inputs import iter_capped_lines, iter_records, open_binary
 
 
 @dataclass
@@ -65,7 +65,8 @@ class Tail:
             handle.seek(self.offset)
             read = 0
             if self.line_cap is None:
-                stream = ((raw, len(raw)) for raw in handle)
+                records = iter_records(handle, self.path, self.line_no + 1)
+                stream = ((raw, len(raw)) for raw in records)
             else:
                 stream = iter_capped_lines(handle, self.line_cap)
             for raw, length in stream:

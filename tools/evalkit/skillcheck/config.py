@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError
+from evalkit.inputs import read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -85,8 +86,8 @@ def find_config(skill_root: Path) -> tuple[Path, dict[str, Any]] | None:
 
 def _table(path: Path, keys: tuple[str, ...]) -> dict[str, Any] | None:
     try:
-        data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+        data: Any = tomllib.loads(read_text(path))
+    except tomllib.TOMLDecodeError as err:
         raise InputError(f"cannot read settings: {err}", path) from None
     for key in keys:
         if not isinstance(data, dict) or key not in data:

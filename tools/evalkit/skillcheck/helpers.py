@@ -9,8 +9,8 @@ from pathlib import PurePosixPath
 
 import yaml
 
-from evalkit.boundedyaml import MAX_YAML_DEPTH
 from evalkit.findings import Finding
+from evalkit.inputs import MAX_YAML_DEPTH
 from evalkit.skillcheck.model import MarkdownDoc, SkillTree
 from evalkit.skillcheck.paths import code_paths, link_path
 

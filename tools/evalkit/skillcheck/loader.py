@@ -13,9 +13,8 @@ from pathlib import Path, PurePosixPath
 import yaml
 from markdown_it import MarkdownIt
 
-from evalkit.boundedyaml import load_bounded
 from evalkit.errors import InputError
-from evalkit.inputs import decode_text, read_bytes, special_kind
+from evalkit.inputs import decode_text, parse_yaml, read_bytes, special_kind
 from evalkit.skillcheck.config import Settings
 from evalkit.skillcheck.model import (
     CodeSpan,
@@ -173,7 +172,7 @@ def split_frontmatter(text: str) -> tuple[Frontmatter, str]:
 def _parse_frontmatter_yaml(block: str, end_line: int) -> Frontmatter:
     try:
         node = yaml.compose(block, Loader=yaml.SafeLoader)  # pure Python: no C recursion
-        data = load_bounded(block, "frontmatter")  # alias, depth and size bounds
+        data = parse_yaml(block, "frontmatter")  # alias, depth and size bounds
     except RecursionError:
         return Frontmatter(
             data=None, error="frontmatter nested too deeply", error_line=2, end_line=end_line

@@ -6,10 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import msgspec
-
 from evalkit.benchmarks.mrcr.leaks import leaked_reasoning
-from evalkit.errors import InputError
 from evalkit.inputs import MAX_LINE_BYTES
 from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them from here)
     chain_end,
@@ -20,7 +17,7 @@ from evalkit.runs.jobtimes import (  # noqa: F401  (tests and callers read them 
     walltime_from_run_sub,
 )
 from evalkit.runs.logscan import GYM_COMMIT_BANNER, LogScan, scan_log
-from evalkit.runs.rollouts import decode_line, describe_decode_error, join_message_text
+from evalkit.runs.rollouts import decode_record, join_message_text
 from evalkit.runs.tail import Tail
 
 
@@ -49,12 +46,7 @@ class RolloutTally:
     def add(self, line_no: int, raw: bytes, path: Path) -> None:
         if not raw.strip():
             return
-        try:
-            rec = decode_line(raw)
-            if not raw.isascii():
-                raw.decode("utf-8")
-        except (msgspec.DecodeError, msgspec.ValidationError, UnicodeDecodeError) as err:
-            raise InputError(describe_decode_error(err, raw), path, line_no) from None
+        rec = decode_record(raw, path, line_no)  # the same refusals as validate's pass
         self.records += 1
         resp = rec.response
         details = resp.incomplete_details if resp is not None else None

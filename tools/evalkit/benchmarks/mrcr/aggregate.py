@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from evalkit.errors import InputError
+from evalkit.inputs import read_bytes
 
 MRCR_AGENT = re.compile(r"^mrcr.*_simple_agent$")
 
@@ -163,12 +164,7 @@ _BYTE_POS = re.compile(r"\(byte (\d+)\)")
 def read_aggregate_entries(path: str | Path) -> list[tuple[str | None, dict[str, Any]]]:
     """(agent name, agent_metrics) per entry; `group_level_metrics` is never built."""
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError("no such file", p) from None
-    except OSError as err:
-        raise InputError(f"cannot read ({err.strerror or err})", p) from None
+    data = read_bytes(p)  # bounded; a FIFO or device is refused, not waited on
     try:
         entries = _AGG_DECODER.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:

@@ -143,14 +143,15 @@ def _shards(size: int, jobs: int) -> list[tuple[int, int | None]]:
     return [(b, bounds[i + 1] if i + 1 < count else None) for i, b in enumerate(bounds)]
 
 
-def default_jobs(size: int) -> int:
-    if size < POOL_MIN_BYTES:
-        return 1
+def usable_cores() -> int:
     try:
-        cores = len(os.sched_getaffinity(0))
+        return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 8))
+        return os.cpu_count() or 1
+
+
+def default_jobs(size: int) -> int:
+    return 1 if size < POOL_MIN_BYTES else min(usable_cores(), 8)
 
 
 def regrade_file(
@@ -163,7 +164,8 @@ def regrade_file(
     # line naming it before any worker starts.
     with open_binary(p, "a rollouts .jsonl file") as handle:
         size = os.fstat(handle.fileno()).st_size
-    jobs = default_jobs(size) if jobs is None else max(1, jobs)
+    # more processes than cores only add start-up cost (`--jobs 100000` forked on and on)
+    jobs = default_jobs(size) if jobs is None else max(1, min(jobs, usable_cores()))
     shards = _shards(size, jobs)
     results = None
     if jobs > 1:

@@ -12,6 +12,7 @@ import msgspec
 from evalkit.benchmarks.mrcr.aggregate import read_aggregate_entries, select_agent
 from evalkit.benchmarks.mrcr.variants import agent_of
 from evalkit.errors import InputError
+from evalkit.inputs import open_binary, read_bytes
 from evalkit.runs.run import Run
 
 NEEDLE_STRATA = ("2", "4", "8")
@@ -28,8 +29,8 @@ class _RolloutCounts(msgspec.Struct):
 
 def _rollouts_in_aggregate(path: Path, agent: str) -> int | None:
     try:
-        entries = msgspec.json.decode(path.read_bytes(), type=list[_RolloutCounts])
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        entries = msgspec.json.decode(read_bytes(path), type=list[_RolloutCounts])
+    except (InputError, msgspec.DecodeError, msgspec.ValidationError):
         return None  # the metrics were read already; a count is a bonus
     for entry in entries:
         if (entry.agent_ref or {}).get("name") == agent and entry.group_level_metrics:
@@ -43,7 +44,7 @@ def _count_lines(path: Path) -> int | None:
     if not path.is_file():
         return None
     lines = 0
-    with open(path, "rb") as handle:
+    with open_binary(path, "a rollouts .jsonl file") as handle:
         while block := handle.read(1 << 20):
             lines += block.count(b"\n")
     return lines
