@@ -66,15 +66,23 @@ class Outcome:
     def changed(self) -> bool:
         return self.text != self.original
 
-    def diff(self) -> str:
-        return "".join(
-            difflib.unified_diff(
-                self.original.splitlines(keepends=True),
-                self.text.splitlines(keepends=True),
-                fromfile=self.file,
-                tofile=self.file,
-            )
-        )
+    def diff(self, newline: str = "\n") -> str:
+        """A unified diff `patch -p0` applies byte for byte, in the file's line ending."""
+        out = []
+        for line in difflib.unified_diff(
+            _lines(self.original.replace("\n", newline)),
+            _lines(self.text.replace("\n", newline)),
+            fromfile=self.file,
+            tofile=self.file,
+        ):
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split at LF only (str.splitlines also splits at form feeds and U+2028)."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def _context(doc: Doc, options: Options) -> Context:
