@@ -61,6 +61,7 @@ class Outcome:
     text: str
     fixed: list[Fixed] = field(default_factory=list)
     remaining: list[Finding] = field(default_factory=list)
+    owned: list[tuple] = field(default_factory=list)  # the keys the fixes may change
 
     @property
     def changed(self) -> bool:
@@ -195,7 +196,8 @@ def _apply(doc: Doc, items: list[_Item], tried: set) -> _Batch:
 
 def _settle(doc: Doc, items: list[_Item], proof, before: dict | None, tried: set) -> list:
     """Apply `items` and keep what the proof accepts; a batch that fails is split in two
-    until each fix that changes a key it does not own stands alone and is refused."""
+    until each fix that changes a key it does not own stands alone and is refused.
+    Returns (Fixed, the keys it owns) pairs."""
     start = doc.text
     batch = _apply(doc, items, tried)
     if not batch.fixed:
@@ -203,7 +205,7 @@ def _settle(doc: Doc, items: list[_Item], proof, before: dict | None, tried: set
     after = proof(doc.text)
     if before is not None and after is not None:
         if not changed_outside(before, after, batch.owned):
-            return [fixed for _, fixed, _ in batch.fixed]
+            return [(fixed, owned) for _, fixed, owned in batch.fixed]
     doc.replace_text(start)
     applied = [item for item, _, _ in batch.fixed]
     if len(applied) == 1:
@@ -257,7 +259,8 @@ def fix_text(
         fixed = _settle(doc, items, proof, proof(doc.text), tried)
         if not fixed and len(tried) == known:
             break  # nothing fixed and nothing newly refused: another round would repeat
-        outcome.fixed += fixed
+        outcome.fixed += [one for one, _ in fixed]
+        outcome.owned += [path for _, owned in fixed for path in owned]
     outcome.text = doc.text
     outcome.remaining = remaining(doc, options)
     return outcome
