@@ -257,7 +257,9 @@ def test_nel001_escape_resolves_to_the_text_written_with_real_omegaconf():
 
 def test_nel402_moves_the_comment_above_and_keeps_every_override():
     text = fixture("NEL402", "hash_in_folded").read_text()
-    text = text.replace("  ++split=benchmark\n", "  ++split=benchmark  # the scored split ++limit=5\n")
+    text = text.replace(
+        "  ++split=benchmark\n", "  ++split=benchmark  # the scored split ++limit=5\n"
+    )
     outcome = fix(text)
     assert [f.rule for f in outcome.fixed] == ["NEL402"]
     assert not [f for f in outcome.remaining if f.rule == "NEL402"]

@@ -9,10 +9,11 @@ are all fixable is accepted after the fix. The counts are printed for the README
 
 Then every config corpus in tests/ (the ones above, corpus_classes, corpus_public, the
 golden fixtures, the eval configs) and the shipped recipes, as written and (but for the
-fixtures, which all share one base) with their env prefixes stripped: after `--fix`, the config the launcher composes itself (Hydra, as
-`nel run` does) and resolves with OmegaConf differs from the one before only in the keys
-the fixes own, and the dry-run accepts every config it accepted before. Each base also
-gets an unprefixed env value that another key interpolates, whose fix must be refused.
+fixtures, which all share one base) with their env prefixes stripped: after `--fix`, the
+config the launcher composes itself (Hydra, as `nel run` does) and resolves with
+OmegaConf differs from the one before only in the keys the fixes own, and the dry-run
+accepts every config it accepted before. Each base also gets an unprefixed env value
+that another key interpolates, whose fix must be refused.
 """
 
 from __future__ import annotations
@@ -112,7 +113,7 @@ def test_fix_turns_refused_configs_into_accepted(tmp_path):
             jobs.append({"config": str(config), "overrides": fill_blanks(config, out_dir)})
         names.append((name, outcome))
     verdicts = run_batch(jobs, tmp_path, 0, launch_env(ENV))
-    refused = repaired = 0
+    refused = repaired = unset = 0
     broken, unrepaired = [], []
     for i, (name, outcome) in enumerate(names):
         before, after = verdicts[2 * i], verdicts[2 * i + 1]
@@ -123,12 +124,22 @@ def test_fix_turns_refused_configs_into_accepted(tmp_path):
             repaired += after["ok"]
             print(f"{name}: {'accepted' if after['ok'] else after['error'][:100]}")
             left = [f for f in outcome.remaining if f.severity == "error"]
-            if not after["ok"] and not left:
+            # A bare word was a host variable to the older launchers (os.getenv(word)), so
+            # the fix writes host:word, as nel-migrate-config does; while that variable is
+            # unset the launcher refuses, and NEL104 names it.
+            named = [
+                f
+                for f in outcome.remaining
+                if f.rule == "NEL104" and "is not set" in after["error"]
+            ]
+            unset += bool(named) and not after["ok"]
+            if not after["ok"] and not left and not named:
                 unrepaired.append(f"{name}: no error left but refused: {after['error']}")
-    print(f"\n--fix: {repaired} of {refused} refused configs accepted after the fix")
+    print(f"\n--fix: {repaired} of {refused} refused configs accepted after the fix, {unset} "
+          "more once the host variable NEL104 names is set")  # fmt: skip
     assert not broken, broken
     assert not unrepaired, unrepaired
-    assert refused >= len(names) // 2 and repaired == refused
+    assert refused >= len(names) // 2 and repaired + unset == refused
 
 
 CORPORA = [
@@ -238,9 +249,15 @@ def test_fix_keeps_the_launchers_view_of_every_other_key_and_every_accepted_conf
         jobs.append({"config": str(path), "overrides": overrides, "fixed": str(fixed)})
         names.append(name)
     befores = run_batch(jobs, tmp_path, 0, launch_env(ENV))
-    accepted = [(n, {**j, "config": j["fixed"]}) for n, j, v in zip(names, jobs, befores) if v["ok"]]
+    accepted = [
+        (n, {**j, "config": j["fixed"]})
+        for n, j, v in zip(names, jobs, befores, strict=True)
+        if v["ok"]
+    ]
     afters = run_batch([j for _, j in accepted], tmp_path, 1, launch_env(ENV))
-    broken = [f"{n}: {v['error']}" for (n, _), v in zip(accepted, afters) if not v["ok"]]
+    broken = [
+        f"{n}: {v['error']}" for (n, _), v in zip(accepted, afters, strict=True) if not v["ok"]
+    ]
     print(f"\n--fix changed {changed} configs ({viewed} composed by the launcher, "
           f"{len(accepted)} accepted before): "
           f"{len(moved)} moved another key, {len(broken)} refused after")  # fmt: skip

@@ -135,9 +135,19 @@ def test_diff_that_the_output_filter_would_change_is_not_printed(run_cli, tmp_pa
     token = "hf_" + "Qx7Lm2Pa9Rt4Vb8Nc3Kd6Wy1Zs5Fg0Hj"
     # a secret in a context line of the walltime hunk, another fixable line elsewhere
     text = text.replace("  walltime: 10:00:00\n", f"  walltime: 10:00:00\n  # token {token}\n")
-    text = text.replace("    HF_TOKEN: host:HF_TOKEN\n", "    HF_TOKEN: host:HF_TOKEN\n    X: 1\n", 1)
+    text = text.replace(
+        "    HF_TOKEN: host:HF_TOKEN\n", "    HF_TOKEN: host:HF_TOKEN\n    X: 1\n", 1
+    )
     cfg = _copy(tmp_path, data=text.encode())
     code, out, err = run_cli("preflight", "c.yaml", "--diff")
     assert code == 2 and out == "", out  # no partial patch
     assert "would not apply as printed" in err and "c.yaml" in err
     assert cfg.read_text() == text
+
+
+def test_one_file_named_twice_is_fixed_once(run_cli, tmp_path):
+    cfg = _copy(tmp_path)
+    os.link(cfg, tmp_path / "again.yaml")
+    code, out, err = run_cli("preflight", "c.yaml", "again.yaml", "./c.yaml", "--fix")
+    assert "fixed 1" in out and out.count("fixed 1") == 1, out + err
+    assert b'walltime: "10:00:00"' in cfg.read_bytes()

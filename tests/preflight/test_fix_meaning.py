@@ -21,7 +21,9 @@ SHOTS = "        max_retries: 10\n"
 
 
 def _text(env_block: str, params_extra: str = "") -> str:
-    text = BASE.replace("    DUMMY_API_KEY: lit:dummy\n", "    DUMMY_API_KEY: lit:dummy\n" + env_block)
+    text = BASE.replace(
+        "    DUMMY_API_KEY: lit:dummy\n", "    DUMMY_API_KEY: lit:dummy\n" + env_block
+    )
     return text.replace(SHOTS, SHOTS + params_extra)
 
 
@@ -78,8 +80,8 @@ def test_changed_outside_names_the_key_and_spares_owned_ones():
 def test_a_move_into_an_empty_default_map_is_its_own_key():
     # deployment.env_vars is {} in the bundled vllm defaults: gaining a child is no change
     base = BASE.replace("  env_vars:\n    HF_TOKEN: host:HF_TOKEN\n", "", 1)
-    moved = base.replace("  served_model_name: model-fp8\n",
-                         "  served_model_name: model-fp8\n  env_vars:\n    A: lit:1\n", 1)  # fmt: skip
+    served = "  served_model_name: model-fp8\n"
+    moved = base.replace(served, served + "  env_vars:\n    A: lit:1\n", 1)
     before_m, after_m = (meaning(t, "c.yaml", (), FIXTURE_ENV) for t in (base, moved))
     assert changed_outside(before_m, after_m, [("deployment", "env_vars", "A")]) == []
     assert changed_outside(before_m, after_m, []) != []

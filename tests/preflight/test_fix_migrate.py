@@ -38,17 +38,18 @@ PREFIX = re.compile(r"(?m)^(\s+[A-Za-z_][A-Za-z0-9_]*: )(?:host|lit):(?=\S)")
 DIFFERENCES = {
     "refused: a secret-named variable holding a word that is not a shell-style name "
     "or placeholder (more likely the secret itself; the migration writes host:<it>)": (
-        lambda name, old, theirs, ours: ours == old and theirs == f"host:{old}"
-        and not re.fullmatch(r"\$?[A-Z_][A-Z0-9_]*", str(old))
+        lambda name, old, theirs, ours: (
+            ours == old
+            and theirs == f"host:{old}"
+            and not re.fullmatch(r"\$?[A-Z_][A-Z0-9_]*", str(old))
+        )
     ),
     "refused: a credential-shaped value or a secret-named literal (it would stay in the "
     "file; NEL103 says move it to the shell)": (
         lambda name, old, theirs, ours: ours == old and theirs == f"lit:{old}"
     ),
     "refused: an interpolation other than a bare ${oc.env:VAR} (its old meaning depends "
-    "on what it resolves to)": (
-        lambda name, old, theirs, ours: ours == old and "${" in str(old)
-    ),
+    "on what it resolves to)": (lambda name, old, theirs, ours: ours == old and "${" in str(old)),
     "refused by the engine's proof: another key interpolates or aliases this value": (
         lambda name, old, theirs, ours: ours == old and name in PROVED
     ),
@@ -65,10 +66,16 @@ def _env_values(data) -> dict[tuple, object]:
     if not isinstance(data, dict):
         return out
     maps = [(p, data) for p in ENV_SECTIONS]
-    tasks = (data.get("evaluation") or {}).get("tasks") if isinstance(data.get("evaluation"), dict) else None
+    tasks = (
+        (data.get("evaluation") or {}).get("tasks")
+        if isinstance(data.get("evaluation"), dict)
+        else None
+    )
     for i, task in enumerate(tasks if isinstance(tasks, list) else []):
         if isinstance(task, dict) and isinstance(task.get("env_vars"), dict):
-            out.update({("evaluation", "tasks", i, "env_vars", k): v for k, v in task["env_vars"].items()})
+            out.update(
+                {("evaluation", "tasks", i, "env_vars", k): v for k, v in task["env_vars"].items()}
+            )
     for path, root in maps:
         node = root
         for part in path:
@@ -109,7 +116,9 @@ def test_nel101_fix_agrees_with_nel_migrate_config_on_every_corpus_config():
         theirs = _env_values(_load(migrate(text)[0]))
         ours = _env_values(_load(outcome.text))
         PROVED.clear()
-        PROVED.update(str(f.path).rsplit(".", 1)[-1] for f in outcome.remaining if f.rule == "NEL101")
+        PROVED.update(
+            str(f.path).rsplit(".", 1)[-1] for f in outcome.remaining if f.rule == "NEL101"
+        )
         for key, old in before.items():
             if isinstance(old, str) and old.startswith(("host:", "lit:", "runtime:")):
                 continue
@@ -119,7 +128,11 @@ def test_nel101_fix_agrees_with_nel_migrate_config_on_every_corpus_config():
             if theirs[key] == ours[key]:
                 continue
             why = next(
-                (w for w, test in DIFFERENCES.items() if test(key[-1], old, theirs[key], ours[key])),
+                (
+                    w
+                    for w, test in DIFFERENCES.items()
+                    if test(key[-1], old, theirs[key], ours[key])
+                ),
                 None,
             )
             if why is None:
@@ -153,7 +166,9 @@ def test_hint_fix_and_migration_name_the_same_value(value, expected):
     from evalkit.preflight.fixes.engine import remaining
 
     base = (HERE / "fixtures" / "_base" / "generic.yaml").read_text()
-    text = base.replace("    DUMMY_API_KEY: lit:dummy\n", f"    DUMMY_API_KEY: lit:dummy\n    MY_FLAG: {value}\n")
+    text = base.replace(
+        "    DUMMY_API_KEY: lit:dummy\n", f"    DUMMY_API_KEY: lit:dummy\n    MY_FLAG: {value}\n"
+    )
     options = Options(env={**FIXTURE_ENV, "MY_DIR": "/d"})
     (hint,) = [f for f in remaining(Doc(text, "c.yaml"), options) if f.rule == "NEL101"]
     assert hint.fix == f"write it as '{expected}'"

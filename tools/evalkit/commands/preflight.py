@@ -240,6 +240,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _fix(args, configs, options, select, ignore) -> int:
     """--fix / --diff: fix each config (written only with --fix and no --diff)."""
+    import os
+
     from evalkit.errors import InputError
     from evalkit.findings import exit_code, findings_document
     from evalkit.preflight import suppress
@@ -248,9 +250,13 @@ def _fix(args, configs, options, select, ignore) -> int:
     from evalkit.render.report import findings_text, write_json
 
     write = args.fix and not args.diff
-    outcomes, sources = [], {}
+    outcomes, sources, seen = [], {}, set()
     for path in dict.fromkeys(configs):
-        sources[path] = read_config(path)
+        source = read_config(path)
+        inode = (os.stat(path).st_dev, os.stat(path).st_ino)
+        if inode not in seen:  # one file named twice (a link, `./x` and `x`): fixed once
+            seen.add(inode)
+            sources[path] = source
     for path, source in sources.items():  # every file fixed (or refused) before any write
         outcomes.append(fix_text(source.text, path, options, select, ignore))
     if write:

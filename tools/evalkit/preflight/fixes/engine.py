@@ -203,9 +203,8 @@ def _settle(doc: Doc, items: list[_Item], proof, before: dict | None, tried: set
     if not batch.fixed:
         return []
     after = proof(doc.text)
-    if before is not None and after is not None:
-        if not changed_outside(before, after, batch.owned):
-            return [(fixed, owned) for _, fixed, owned in batch.fixed]
+    if before is not None and after is not None and not changed_outside(before, after, batch.owned):
+        return [(fixed, owned) for _, fixed, owned in batch.fixed]
     doc.replace_text(start)
     applied = [item for item, _, _ in batch.fixed]
     if len(applied) == 1:

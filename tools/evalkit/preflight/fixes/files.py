@@ -80,6 +80,4 @@ def write_in_place(path: str, source: Source, text: str) -> None:
                 handle.seek(0)
                 handle.write(source.raw)
                 handle.truncate()
-            raise InputError(
-                f"cannot write the fixed file ({err.strerror or err})", path
-            ) from None
+            raise InputError(f"cannot write the fixed file ({err.strerror or err})", path) from None
