@@ -105,6 +105,15 @@ def _scopes(options: Options) -> list[str]:
 
 def _changed_lines(old: str, new: str) -> tuple[str, str]:
     a, b = old.split("\n"), new.split("\n")
+    # the lines both share at either end first: matching a whole large file per fix is
+    # quadratic in its repeated lines
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    a, b = a[head : len(a) - tail], b[head : len(b) - tail]
     removed, added = [], []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag != "equal":
@@ -218,8 +227,13 @@ def _settle(doc: Doc, items: list[_Item], proof, before: dict | None, tried: set
 
 
 def _wanted(doc: Doc, select: Sequence[str], ignore: Sequence[str]):
+    parsed: dict[str, object] = {}  # the directives of the text as it stands, read once
+
     def wanted(finding: Finding) -> bool:
-        directives = {finding.file or "": suppress.parse_directives(doc.text)}
+        if doc.text not in parsed:
+            parsed.clear()
+            parsed[doc.text] = suppress.parse_directives(doc.text)
+        directives = {finding.file or "": parsed[doc.text]}
         return bool(suppress.apply([finding], directives, select, ignore).shown)
 
     return wanted
