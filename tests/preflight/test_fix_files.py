@@ -130,7 +130,8 @@ def test_diff_at_the_end_of_a_file_without_final_newline(run_cli, tmp_path):
     assert _patched(tmp_path, cfg, diff).endswith(b'  walltime: "10:00:00"')
 
 
-def test_diff_that_the_output_filter_would_change_is_not_printed(run_cli, tmp_path):
+@needs_patch
+def test_diff_holding_a_secret_applies_as_printed_or_is_not_printed(run_cli, tmp_path):
     text = WALLTIME.read_text()
     token = "hf_" + "Qx7Lm2Pa9Rt4Vb8Nc3Kd6Wy1Zs5Fg0Hj"
     # a secret in a context line of the walltime hunk, another fixable line elsewhere
@@ -140,9 +141,22 @@ def test_diff_that_the_output_filter_would_change_is_not_printed(run_cli, tmp_pa
     )
     cfg = _copy(tmp_path, data=text.encode())
     code, out, err = run_cli("preflight", "c.yaml", "--diff")
-    assert code == 2 and out == "", out  # no partial patch
-    assert "would not apply as printed" in err and "c.yaml" in err
-    assert cfg.read_text() == text
+    if code == 2:  # the output filter would rewrite it: said so, and no partial patch
+        assert out == "" and "would not apply as printed" in err and "c.yaml" in err
+        assert cfg.read_text() == text
+        return
+    assert code == 1
+    patched = _patched(tmp_path, cfg, out)  # every hunk applies, as printed
+    cfg.write_text(text)
+    run_cli("preflight", "c.yaml", "--fix")
+    assert patched == cfg.read_bytes() != text.encode()
+
+
+@pytest.mark.parametrize("data", [b"a: 1\r\nb: 2\n", b"a: 1\rb: 2\n"])
+def test_mixed_or_lone_cr_line_endings_are_refused(run_cli, tmp_path, data):
+    cfg = _copy(tmp_path, data=WALLTIME.read_bytes() + data)
+    code, _, err = run_cli("preflight", "c.yaml", "--fix")
+    assert code == 2 and "c.yaml" in err and len(err.strip().splitlines()) == 1
 
 
 def test_one_file_named_twice_is_fixed_once(run_cli, tmp_path):
