@@ -157,6 +157,7 @@ def test_mixed_or_lone_cr_line_endings_are_refused(run_cli, tmp_path, data):
     cfg = _copy(tmp_path, data=WALLTIME.read_bytes() + data)
     code, _, err = run_cli("preflight", "c.yaml", "--fix")
     assert code == 2 and "c.yaml" in err and len(err.strip().splitlines()) == 1
+    assert cfg.read_bytes() == WALLTIME.read_bytes() + data
 
 
 def test_one_file_named_twice_is_fixed_once(run_cli, tmp_path):
