@@ -28,6 +28,7 @@ FIXABLE = {
     "NEL202": ["unquoted_ten_hours"],
     "NEL301": ["gpu_util_unused"],
     "NEL306": ["hash_in_folded_command"],
+    "NEL402": ["hash_in_folded"],
     "NEL313": ["nano_v3_reasoning_parser"],
     "NEL404": ["max_new_tokens", "max_output_tokens"],
     "NEL406": ["short_sha"],
@@ -252,6 +253,46 @@ def test_nel001_escape_resolves_to_the_text_written_with_real_omegaconf():
 
     pre_cmd = OmegaConf.create(yaml.safe_load(outcome.text)).evaluation.pre_cmd  # resolved
     assert pre_cmd == "export CACHE=${CACHE_DIR:-cache}\ncd ${HOME} && ls ${HOME}/x\n"
+
+
+def test_nel402_moves_the_comment_above_and_keeps_every_override():
+    text = fixture("NEL402", "hash_in_folded").read_text()
+    text = text.replace(
+        "  ++split=benchmark\n", "  ++split=benchmark  # the scored split ++limit=5\n"
+    )
+    outcome = fix(text)
+    assert [f.rule for f in outcome.fixed] == ["NEL402"]
+    assert not [f for f in outcome.remaining if f.rule == "NEL402"]
+    lines = outcome.text.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.endswith("collect_rollout_params: >-"))
+    assert lines[at - 2 : at] == [
+        "                # the scored split ++limit=5",  # not turned on: bash never ran it
+        "                # canary ++limit=10",
+    ]
+    import yaml
+
+    def params(t):
+        gym = yaml.safe_load(t)["evaluation"]["tasks"][0]["nemo_evaluator_config"]
+        return gym["config"]["params"]["extra"]["nemo_gym"]["collect_rollout_params"]
+
+    block = text.split("collect_rollout_params: >-\n")[1].split("common_params:")[0]
+    kept = [line.split("#")[0].split() for line in block.splitlines()]
+    assert params(outcome.text).split() == [word for words in kept for word in words]
+    assert "++limit" not in params(outcome.text)
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("                  # canary ++limit=10\n", '                  "++x=a" # canary\n'),
+        ("collect_rollout_params: >-\n", "collect_rollout_params: |-\n"),
+    ],
+)
+def test_nel402_refuses_a_quote_before_the_hash_and_a_literal_block(old, new):
+    text = fixture("NEL402", "hash_in_folded").read_text()
+    assert old in text
+    outcome = fix(text.replace(old, new))
+    assert "NEL402" not in {f.rule for f in outcome.fixed}
 
 
 def test_suppressed_finding_is_not_fixed():

@@ -26,9 +26,12 @@ Exit 1 on errors, or on warnings too with --fail-on warning (--strict).
 
 --fix applies the fixes that are safe and certain (rules marked "Fix available" in
 references/rules.md), edits only the lines each fix owns, writes each CONFIG in place
-(temp file + rename) and reports what it fixed and what remains; a second --fix changes
-nothing. --diff prints the fixes as a unified diff and writes nothing (exit 1 when there
-is a diff or an error would remain).
+through the same file (mode, owner, hard links and line endings kept; a read-only file is
+refused), and reports what it fixed and what remains; a second --fix changes nothing.
+Every batch of fixes is proved first: the config resolved before and after may differ only
+in the keys fixed. --diff prints the fixes as a unified diff for `patch -p0` and writes
+nothing (exit 1 when there is a diff or an error would remain); a diff that would not
+apply as printed is not printed.
 """
 EXAMPLES = """\
   evalkit preflight recipes/examples/gym/example_mrcr.yaml --template
@@ -273,21 +276,43 @@ def _ending(args, configs, options, findings, select, ignore, would_fix=()) -> s
 
 def _fix(args, configs, options, select, ignore) -> int:
     """--fix / --diff: fix each config (written only with --fix and no --diff)."""
+    import os
+
+    from evalkit.errors import InputError
     from evalkit.findings import exit_code, findings_document
     from evalkit.preflight import suppress
     from evalkit.preflight.fixes.engine import fix_text
-    from evalkit.preflight.fixes.files import read_config, write_in_place
+    from evalkit.preflight.fixes.files import check_writable, read_config, write_in_place
     from evalkit.render.report import findings_text, write_json
 
     write = args.fix and not args.diff
-    outcomes, texts = [], {}
+    outcomes, sources, seen = [], {}, set()
     for path in dict.fromkeys(configs):
-        texts[path] = read_config(path)
-    for path, (text, _) in texts.items():  # every file fixed (or refused) before any write
-        outcomes.append(fix_text(text, path, options, select, ignore))
-    for outcome in outcomes:
-        if write and outcome.changed:
-            write_in_place(outcome.file, outcome.text, texts[outcome.file][1])
+        source = read_config(path)
+        inode = (os.stat(path).st_dev, os.stat(path).st_ino)
+        if inode not in seen:  # one file named twice (a link, `./x` and `x`): fixed once
+            seen.add(inode)
+            sources[path] = source
+    for path, source in sources.items():  # every file fixed (or refused) before any write
+        outcomes.append(fix_text(source.text, path, options, select, ignore))
+    if write:
+        for outcome in outcomes:
+            if outcome.changed:
+                check_writable(outcome.file)  # a read-only file: exit 2, nothing written
+        for outcome in outcomes:
+            if outcome.changed:
+                write_in_place(outcome.file, sources[outcome.file], outcome.text)
+    diff = ""
+    if args.diff:
+        diffs = {o.file: o.diff(sources[o.file].newline) for o in outcomes}
+        for path, one in diffs.items():
+            if _as_printed(one) != one:
+                raise InputError(
+                    "the diff holds text the output filter rewrites (a secret), so it would "
+                    "not apply as printed: no diff printed; --fix writes the fixes",
+                    path,
+                )
+        diff = "".join(diffs.values())
     remaining, hidden = [], 0
     for o in outcomes:
         directives = {o.file: suppress.parse_directives(o.text)}
@@ -300,13 +325,13 @@ def _fix(args, configs, options, select, ignore) -> int:
         document["remaining"] = document.pop("findings")
         document["written"] = write
         if args.diff:
-            document["diff"] = "".join(o.diff() for o in outcomes)
+            document["diff"] = diff
         document["summary"].update(fixed=len(document["fixed"]), suppressed=hidden)
         write_json(document)
     else:
         out = sys.stdout
         if args.diff:
-            out.write("".join(o.diff() for o in outcomes))
+            out.write(diff)
             out = sys.stderr  # the diff alone on stdout, so it can be piped to `patch`
         pending = [] if write else [f.rule for o in outcomes for f in o.fixed]
         out.write(
@@ -319,6 +344,13 @@ def _fix(args, configs, options, select, ignore) -> int:
     if args.diff and any(o.changed for o in outcomes):
         code = 1
     return code
+
+
+def _as_printed(text: str) -> str:
+    """What the output layer prints for `text` (it redacts secrets on the way out)."""
+    from evalkit.render.redact import redact_text
+
+    return redact_text(text)
 
 
 def _fixed_text(outcomes, written: bool) -> str:

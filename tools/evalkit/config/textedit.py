@@ -78,6 +78,11 @@ class Doc:
         self.text = text
         self.name = name
         self._doc: YamlDoc | None = None
+        self.claimed: list[Path] = []  # keys an edit changes besides the one it was asked for
+
+    def claim(self, path: Path) -> None:
+        """Declare that the current edit also changes `path` (a fix that moves a value)."""
+        self.claimed.append(tuple(path))
 
     @property
     def doc(self) -> YamlDoc:

@@ -4,13 +4,13 @@ Follows the launcher's own refusal message: variables meant for one job group go
 group's map (`execution.env_vars.deployment` -> `deployment.env_vars`,
 `execution.env_vars.evaluation` -> `evaluation.env_vars`), and a flat map, meant for every
 job, goes to the top-level `env_vars`. The values move as written (NEL101 then adds any
-missing prefix) and the `execution.env_vars` block is removed. Refuses when a target map
+missing prefix) and the `execution.env_vars` block is removed. Every comment in the block
+moves with the value it sits above (or beside). Refuses when a target map
 already gives one of the names another value, when a target section is not in the file
 or not a block mapping, and for the other rejected keys (`cluster:`,
 `deployment.multiple_instances`, ...), whose right place depends on intent.
 """
 
-from evalkit.config.textedit import yaml_scalar
 from evalkit.preflight.fixes import fixer
 from evalkit.preflight.fixes.blocks import addable, block_mapping
 
@@ -27,27 +27,63 @@ def _moves(value: dict) -> list[tuple[tuple, dict]] | None:
     return [(("env_vars",), value)]
 
 
-def _add_entries(doc, target: tuple, entries: dict) -> bool:
+def _tail(line: str, column: int) -> str | None:
+    """The trailing `# comment` after `column`, if the rest of the line is one."""
+    rest = line[column:].strip()
+    return rest[1:].strip() if rest.startswith("#") else None
+
+
+def _comments(doc, sources: list[tuple]) -> dict[tuple, tuple[list[str], str | None]]:
+    """For each moved entry: the comment lines above it inside the block (a group line's
+    own comment included) and its trailing comment. Comments after the last entry go with
+    the last one."""
+    first, last = doc.extent(SOURCE)
+    lines, text = doc.lines, doc.text
+    at = {(doc.doc.spans[p].key_line or doc.doc.spans[p].line) - 1: p for p in sources}
+    out, pending = {}, []
+    for index in range(first + 1, last + 1):
+        stripped = lines[index].strip()
+        if stripped.startswith("#"):
+            pending.append(stripped[1:].strip())
+        elif index in at:
+            span = doc.doc.spans[at[index]]
+            column = span.end - (text.rfind("\n", 0, span.end) + 1)
+            tail = _tail(lines[index], column) if span.line == span.end_line else None
+            out[at[index]], pending = (pending, tail), []
+        elif ":" in stripped:  # a group key (`deployment:  # note`)
+            tail = _tail(stripped, stripped.index(":") + 1)
+            pending += [tail] if tail else []
+    if pending and sources:
+        above, tail = out.get(sources[-1], ([], None))
+        out[sources[-1]] = (above, " ".join(filter(None, [tail, *pending])) or None)
+    return out
+
+
+def _add_entries(doc, target: tuple, entries: dict, notes: dict) -> bool:
     existing = doc.value(target)
     if existing is not None and not isinstance(existing, dict):
         return False
     new = {k: v for k, v in entries.items() if not (existing and k in existing)}
     if existing and any(existing[k] != v for k, v in entries.items() if k in existing):
         return False
+    for name in entries:
+        doc.claim(target + (name,))
     if not new:
         return True
     if doc.has(target):
         if not addable(doc, target):
             return False
-        for name, value in new.items():
-            doc.add(target, name, value)
     elif len(target) == 1:  # a new top-level map, at the end of the file
-        body = "\n".join(f"  {k}: {yaml_scalar(v)}" for k, v in new.items())
-        doc.replace_text(doc.text.rstrip("\n") + f"\n{target[0]}:\n{body}\n")
+        doc.replace_text(doc.text.rstrip("\n") + f"\n{target[0]}: {{}}\n")
     elif block_mapping(doc, target[:1]):
-        doc.add(target[:1], target[-1], new)
+        doc.add(target[:1], target[-1], {})
     else:
         return False
+    for name, value in new.items():
+        above, tail = notes.get(name, ([], None))
+        doc.add(target, name, value, comment=tail)
+        for text in above:
+            doc.comment_above(target + (name,), text)
     return True
 
 
@@ -60,6 +96,18 @@ def fix(doc, hit, ctx):
     moves = _moves(doc.value(SOURCE))
     if moves is None:
         return False
+    grouped = len(moves) and moves[0][0] != ("env_vars",)
+    sources = [
+        SOURCE + ((target[0],) if grouped else ()) + (name,)
+        for target, entries in moves
+        for name in entries
+    ]
+    comments = _comments(doc, sources)
     doc.delete(SOURCE, with_comments=False)
     # on False the engine restores the text
-    return all(_add_entries(doc, target, entries) for target, entries in moves)
+    for target, entries in moves:
+        prefix = SOURCE + ((target[0],) if grouped else ())
+        notes = {name: comments.get(prefix + (name,), ([], None)) for name in entries}
+        if not _add_entries(doc, target, entries, notes):
+            return False
+    return True

@@ -21,6 +21,7 @@ def fix(doc, hit, ctx):
     if not block_mapping(doc, ("evaluation",)):
         return False
     name, value = path[1], doc.value(path)
+    doc.claim(TARGET + (name,))
     existing = doc.value(TARGET)
     if existing is not None and not isinstance(existing, dict):
         return False

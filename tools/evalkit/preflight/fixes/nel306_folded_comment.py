@@ -7,38 +7,10 @@ ran, are kept as comment text too: the fix does not turn them on. Refuses a line
 quote comes before the `#` (it may be inside a quoted string, not a comment).
 """
 
-import re
-
 from evalkit.preflight.fixes import fixer
-
-HASH_WORD = re.compile(r"(^|\s)#")
+from evalkit.preflight.fixes.folded import move_comments
 
 
 @fixer("NEL306")
 def fix(doc, hit, ctx):
-    path = tuple(hit.path)
-    span = doc.doc.spans.get(path)
-    if span is None or span.style != ">":
-        return False
-    first, last = doc.block_lines(path)
-    lines = doc.lines
-    comments, keep = [], []
-    for index in range(first, last + 1):
-        line = lines[index]
-        match = HASH_WORD.search(line)
-        if match is None:
-            keep.append(line)
-            continue
-        head = line[: match.start()]
-        if "'" in head or '"' in head:
-            return False
-        comments.append(line[match.end() :].strip())
-        if head.strip():
-            keep.append(head.rstrip())
-    if not comments or not any(line.strip() for line in keep):
-        return False
-    doc.replace_text("\n".join(lines[:first] + keep + lines[last + 1 :]))
-    for text in comments:
-        if text:
-            doc.comment_above(path, text)
-    return True
+    return move_comments(doc, hit.path)

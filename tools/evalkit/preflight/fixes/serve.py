@@ -55,6 +55,7 @@ def add_serve_flag(doc, cfg, flag: str) -> bool:
     command = doc.value(COMMAND)
     if not isinstance(command, str):
         return False
+    doc.claim(COMMAND)  # NEL301's hit names the dead key, the flag goes into the command
     span = doc.doc.spans[COMMAND]
     if span.style in ("|", ">"):
         return _block(doc, span, flag)
