@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from evalkit.config import overrides as ov
 from evalkit.config.groups import compose
@@ -27,10 +28,32 @@ def load_document(path: str) -> YamlDoc:
     return parse_document(read_text(path), str(path))
 
 
+def sibling_loader(config_path: str):
+    """Reads files beside the config, as Hydra's primary config directory (each once, each
+    through the bounded reader; a broken one is bad input naming that file)."""
+    base = Path(config_path).resolve().parent
+    if not Path(config_path).is_file():
+        return None  # text with no file behind it: nothing sits beside it
+    seen: dict[str, YamlDoc | None] = {}
+
+    def load(rel: str) -> dict | None:
+        if rel not in seen:
+            path = base / rel
+            seen[rel] = load_document(str(path)) if path.is_file() else None
+        doc = seen[rel]
+        return None if doc is None else doc.data
+
+    load.docs = seen  # type: ignore[attr-defined]  # for positions of sibling values
+    return load
+
+
 def build_config(doc: YamlDoc, overrides: Sequence[str] = ()) -> NelConfig:
     parsed = [ov.parse_override(o) for o in overrides]
     choices, values = ov.split_choices(parsed)
-    composition = compose(doc.data, choices)
+    loader = sibling_loader(doc.path)
+    composition = compose(doc.data, choices, loader)
+    docs = getattr(loader, "docs", {})
+    sibling_docs = [(docs[rel], target) for rel, target in composition.siblings if docs.get(rel)]
     data = composition.data
     overridden = {}
     for item in values:
@@ -42,6 +65,8 @@ def build_config(doc: YamlDoc, overrides: Sequence[str] = ()) -> NelConfig:
         choices=composition.choices,
         overridden=overridden,
         defaults_problems=composition.problems,
+        siblings=sibling_docs,
+        missing_siblings=composition.missing,
     )
 
 

@@ -49,8 +49,11 @@ def load(path: str, options: Options) -> NelConfig:
 
 def to_finding(rule: Rule, hit: Hit, cfg: NelConfig) -> Finding:
     path = tuple(hit.path)
-    line = hit.line
-    if line is None and path:
+    line, file = hit.line, cfg.file
+    origin = cfg.origin(path) if path and not cfg.written(path) else None
+    if origin is not None and line is None:  # written in a file beside it (`- _endpoints`)
+        file, line = origin
+    elif line is None and path:
         line = cfg.doc.line_in_value(path, hit.token) if hit.token else cfg.line(path)
     message = hit.message
     if path in cfg.overridden:
@@ -60,7 +63,7 @@ def to_finding(rule: Rule, hit: Hit, cfg: NelConfig) -> Finding:
         severity=hit.severity or rule.severity,
         message=message,
         path=format_path(path) if path else None,
-        file=cfg.file,
+        file=file,
         line=line,
         fix=hit.fix,
     )
@@ -96,6 +99,10 @@ def check_file(path: str, options: Options) -> list[Finding]:
         checkpoint=options.checkpoint,
         documented_context=options.context,
     )
+    # a file its defaults name is not there: Hydra stops before anything else is read,
+    # so the one finding is that (NEL007); the rest would be consequences of the gap
+    if cfg.missing_siblings:
+        return [f for f in run_rules(ctx, ["config"]) if f.rule == "NEL007"]
     # another tool's file: the 0.2.6 rules would only list schema differences
     if is_nel_next(cfg.doc.data) or wrapper_reason(cfg.doc.data):
         return run_rules(ctx, ["other-schema"])
