@@ -80,7 +80,8 @@ class Composition:
     problems: list[tuple[int | None, str]] = field(default_factory=list)  # (list index, msg)
     # files beside the config it merged, with the key path their values went under
     siblings: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)  # files it names that are not there
+    # (list index, file) it names beside the config that are not there
+    missing: list[tuple[int, str]] = field(default_factory=list)
 
 
 def parse_defaults(raw: Any) -> tuple[list[DefaultsEntry], list[tuple[int | None, str]]]:
@@ -154,13 +155,7 @@ def _group_values(
 
 
 def _not_found(entry: DefaultsEntry, loader: SiblingLoader | None) -> str:
-    if entry.group is None:
-        return (
-            f"Could not find '{entry.option}': no {entry.option}.yaml beside the config "
-            "(Hydra reads a defaults entry without a group from the config's own "
-            "directory; copy that file next to it)"
-        )
-    options = set(bundled_groups().get(entry.group, {}))
+    options = set(bundled_groups().get(entry.group or "", {}))
     available = ", ".join(sorted(options))
     where = " or beside the config" if loader is not None else ""
     return (
@@ -198,8 +193,7 @@ def _compose_list(
         if entry.group is None:  # a config of the primary directory (`- _endpoints`)
             values = _sibling(loader, f"{entry.option}.yaml")
             if values is None or depth >= MAX_SIBLING_DEPTH:
-                result.missing.append(f"{entry.option}.yaml")
-                result.problems.append((index, _not_found(entry, loader)))
+                result.missing.append((index, f"{entry.option}.yaml"))
                 continue
             result.siblings.append((f"{entry.option}.yaml", entry.target))
             values = _compose_list(values, result, loader, None, index, depth + 1)
@@ -214,8 +208,9 @@ def _compose_list(
             values = _group_values(entry.group, str(entry.option), loader)
             if values is None:
                 if loader is not None and entry.group not in groups:
-                    result.missing.append(f"{entry.group}/{entry.option}.yaml")
-                result.problems.append((index, _not_found(entry, loader)))
+                    result.missing.append((index, f"{entry.group}/{entry.option}.yaml"))
+                else:
+                    result.problems.append((index, _not_found(entry, loader)))
                 continue
             if _sibling(loader, f"{entry.group}/{entry.option}.yaml") is not None:
                 result.siblings.append((f"{entry.group}/{entry.option}.yaml", entry.target))

@@ -156,7 +156,7 @@ class NelConfig:
     defaults_problems: list[tuple[int | None, str]] = field(default_factory=list)
     # files beside it that its defaults merged, each with the key path its values went under
     siblings: list[tuple[YamlDoc, Path]] = field(default_factory=list)
-    missing_siblings: list[str] = field(default_factory=list)  # named there, not found
+    missing_siblings: list[tuple[int, str]] = field(default_factory=list)  # (index, file)
 
     # -- positions -------------------------------------------------------------------
     @property
