@@ -127,6 +127,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--diff", action="store_true", help="print the fixes as a unified diff; write nothing"
     )
+    parser.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix/--diff, also apply fixes that choose behaviour the file does not "
+        "state (each prints its choice and reason), e.g. a bare task name's harness from "
+        "the launcher era the config was written for",
+    )
 
 
 def _codes(values: list[str]) -> list[str]:
@@ -182,8 +189,11 @@ def run(args: argparse.Namespace) -> int:
         checkpoint=checkpoint,
         context=args.context,
         env=launch_environment(env_file=args.env_file),
+        unsafe=args.unsafe_fixes,
     )
 
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        raise UsageError("--unsafe-fixes goes with --fix or --diff")
     if args.fix or args.diff:
         if args.pair or args.with_launcher or args.format == "sarif":
             raise UsageError("--fix/--diff take CONFIGs alone (no --pair, --with-launcher, sarif)")
@@ -290,6 +300,8 @@ def _fixed_text(outcomes, written: bool) -> str:
             lines.append(f"  {f.line or '-'}: {f.rule} [{f.path}]")
             lines += [f"      - {line.strip()}" for line in f.before.splitlines()]
             lines += [f"      + {line.strip()}" for line in f.after.splitlines()]
+            if f.note:  # an unsafe fix: what it chose and why
+                lines.append(f"      unsafe fix: {f.note}")
     if not lines:
         lines.append("nothing to fix")
     return "\n".join(lines) + "\n"

@@ -21,6 +21,7 @@ class Options:
     checkpoint: object = None  # a loaded evalkit.checkpoint.Checkpoint
     context: int | None = None  # --context N (the model card's context), with or without it
     env: Mapping[str, str] | None = None
+    unsafe: bool = False  # --unsafe-fixes: fixes that choose behaviour run too
 
 
 def directives_for(path: str):

@@ -21,7 +21,7 @@ from evalkit.errors import EvalkitError
 from evalkit.findings import Finding
 from evalkit.preflight import suppress
 from evalkit.preflight.context import Context
-from evalkit.preflight.fixes import all_fixers
+from evalkit.preflight.fixes import all_fixers, unsafe_fixers
 from evalkit.preflight.registry import all_rules
 from evalkit.preflight.runner import (
     Options,
@@ -42,9 +42,11 @@ class Fixed:
     line: int | None  # in the text as it was just before this fix
     before: str  # the lines the fix removed
     after: str  # the lines it wrote
+    note: str | None = None  # an unsafe fix's choice and reason
 
     def to_json(self) -> dict:
-        return {k: getattr(self, k) for k in ("rule", "path", "line", "before", "after")}
+        keys = ("rule", "path", "line", "before", "after") + (("note",) if self.note else ())
+        return {k: getattr(self, k) for k in keys}
 
 
 @dataclass
@@ -102,12 +104,15 @@ def _one_fix(doc: Doc, options: Options, tried: set, wanted) -> Fixed | None:
     if is_nel_next(ctx.cfg.doc.data):
         return None
     rules = all_rules()
-    for code, fix in all_fixers().items():
+    fixers = list(all_fixers().items())
+    if options.unsafe:  # after the safe ones: a safe fix of the same hit comes first
+        fixers += list(unsafe_fixers().items())
+    for code, fix in fixers:
         rule = rules[code]
         if rule.scope not in _scopes(options):
             continue
         for hit in rule.check(ctx):
-            key = (code, tuple(hit.path), hit.message)
+            key = (code, tuple(hit.path), hit.message, fix.unsafe)
             finding = to_finding(rule, hit, ctx.cfg)
             if key in tried or finding.severity == "info" or not wanted(finding):
                 continue
@@ -116,7 +121,8 @@ def _one_fix(doc: Doc, options: Options, tried: set, wanted) -> Fixed | None:
                 continue  # set by -o, not by the file
             before = doc.text
             try:
-                applied = fix.apply(doc, hit, ctx) and doc.text != before
+                result = fix.apply(doc, hit, ctx)
+                applied = bool(result) and doc.text != before
                 if applied:
                     _context(doc, options)  # the result must still load
             except EvalkitError:
@@ -125,7 +131,8 @@ def _one_fix(doc: Doc, options: Options, tried: set, wanted) -> Fixed | None:
                 doc.replace_text(before)
                 continue
             removed, added = _changed_lines(before, doc.text)
-            return Fixed(code, format_path(tuple(hit.path)), finding.line, removed, added)
+            note = result if isinstance(result, str) else None
+            return Fixed(code, format_path(tuple(hit.path)), finding.line, removed, added, note)
     return None
 
 
