@@ -8,11 +8,13 @@ missing prefix) and the `execution.env_vars` block is removed. Refuses when a ta
 already gives one of the names another value, when a target section is not in the file
 or not a block mapping, and for the other rejected keys (`cluster:`,
 `deployment.multiple_instances`, ...), whose right place depends on intent.
+`evaluation.overrides` moves to `evaluation.nemo_evaluator_config` (overrides_move.py).
 """
 
 from evalkit.config.textedit import yaml_scalar
 from evalkit.preflight.fixes import fixer
 from evalkit.preflight.fixes.blocks import addable, block_mapping
+from evalkit.preflight.fixes.overrides_move import move
 
 SOURCE = ("execution", "env_vars")
 GROUPS = ("deployment", "evaluation")
@@ -53,6 +55,8 @@ def _add_entries(doc, target: tuple, entries: dict) -> bool:
 
 @fixer("NEL005")
 def fix(doc, hit, ctx):
+    if tuple(hit.path) == ("evaluation", "overrides"):
+        return move(doc, ("evaluation", "overrides"))
     if tuple(hit.path) != SOURCE or not doc.has(SOURCE) or not block_mapping(doc, SOURCE):
         return False
     if not block_mapping(doc, ("execution",)):
