@@ -1,4 +1,4 @@
-"""A `defaults:` entry that names no bundled 0.2.6 config group option.
+"""A `defaults:` entry that names no bundled 0.2.6 option and no file beside the config.
 
 ## What it does
 Resolves the file's `defaults:` list against the groups bundled with the launcher
@@ -13,8 +13,9 @@ anything else.
 ## Why is this bad
 Hydra stops with `Could not find 'deployment/vllmm'`; a plain `execution: slurm` fails
 the same way (the option is `slurm/default`). A config copied without the file its
-`- _endpoints` entry names stops with `Could not load '_endpoints'`. Preflight also needs the option to know
-the effective defaults (for example `gres: gpu:8`, `mount_home: true`).
+`- _endpoints` entry names stops with `Could not load '_endpoints'`. Preflight also needs
+the option to know the effective defaults (for example `gres: gpu:8`, `mount_home:
+true`).
 
 Severity: error, Hydra refuses the config while composing it.
 
