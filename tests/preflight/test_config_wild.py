@@ -131,3 +131,61 @@ def test_the_rendered_export_job_fails_as_nel102_says(tmp_path):
     run = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True)
     assert run.returncode != 0
     assert "NEL_INVOCATION_ID: unbound variable" in run.stderr
+
+
+MINE = """\
+# a deployment option of the user's own, beside the config (Hydra's primary directory)
+defaults:
+  - vllm
+  - _self_
+image: vllm/vllm-openai:v0.10.1
+tensor_parallel_size: 2
+"""
+WITH_MINE = """\
+defaults:
+  - execution: local
+  - deployment: mine
+  - _endpoints
+  - _self_
+execution:
+  output_dir: /data/results/mine
+deployment:
+  checkpoint_path: /models/small
+  served_model_name: small
+evaluation:
+  tasks:
+    - name: simple_evals.mmlu
+"""
+
+
+def _hydra(config: Path) -> dict:
+    """The launcher's own composition (RunConfig.from_hydra, nel 0.2.6 api/types.py)."""
+    from nemo_evaluator_launcher.api.types import RunConfig
+    from omegaconf import OmegaConf
+
+    return OmegaConf.to_container(RunConfig.from_hydra(config=str(config)), resolve=False)
+
+
+@pytest.mark.parametrize("case", ["root_sibling", "group_sibling"])
+def test_composition_matches_the_launchers_hydra(tmp_path, case):
+    from evalkit.config import load_config
+    from evalkit.config.groups import bundled_groups
+
+    (tmp_path / "_endpoints.yaml").write_text((WILD / "_endpoints.yaml").read_text())
+    if case == "root_sibling":
+        config = tmp_path / "w1.yaml"
+        config.write_text((WILD / "w1_sibling_defaults_ok.yaml").read_text())
+    else:
+        (tmp_path / "deployment").mkdir()
+        (tmp_path / "deployment" / "mine.yaml").write_text(MINE)
+        config = tmp_path / "mine_user.yaml"
+        config.write_text(WITH_MINE)
+    ours, theirs = load_config(str(config)).data, _hydra(config)
+    theirs.pop("user_config_path", None)
+    # keys the bundled-groups data holds as a short stand-in (its `summarised` list)
+    for group, options in bundled_groups().items():
+        for option in options.values():
+            for key in option.get("summarised", []):
+                for side in (ours, theirs):
+                    side.get(group, {}).pop(key, None)
+    assert ours == theirs

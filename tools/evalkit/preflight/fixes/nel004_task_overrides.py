@@ -2,8 +2,9 @@
 
 Only this unknown key is fixed: the launcher 0.2.6 states the migration itself (each
 dotted key nested under `nemo_evaluator_config`; common/helpers.py:98-125), so the
-meaning is kept. Other unknown keys are left to the user. Refusals as in
-overrides_move.py.
+meaning is kept. Refuses every other unknown key (left to the user), a task that already
+has a `nemo_evaluator_config`, list or mapping values and colliding keys
+(overrides_move.py).
 """
 
 from evalkit.preflight.fixes import fixer
