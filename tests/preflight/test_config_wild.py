@@ -16,6 +16,7 @@ to show the failure the rule predicts.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -189,3 +190,21 @@ def test_composition_matches_the_launchers_hydra(tmp_path, case):
                 for side in (ours, theirs):
                     side.get(group, {}).pop(key, None)
     assert ours == theirs
+
+
+def test_a_sibling_file_takes_its_own_disable_comments(tmp_path, capsys, monkeypatch):
+    from evalkit.cli import main
+
+    monkeypatch.chdir(tmp_path)  # no .env of the checkout
+    monkeypatch.delenv("INFERENCE_API_KEY", raising=False)
+
+    endpoints = (WILD / "_endpoints.yaml").read_text()
+    endpoints = endpoints.replace("target:", "# evalkit: disable=NEL104\ntarget:", 1)
+    (tmp_path / "_endpoints.yaml").write_text(endpoints)
+    config = tmp_path / "w1.yaml"
+    config.write_text((WILD / "w1_sibling_defaults_ok.yaml").read_text())
+    main(["preflight", "--format", "json", str(config)])
+    document = json.loads(capsys.readouterr().out)
+    # the endpoint's api_key_name warning is in _endpoints.yaml, silenced there
+    assert not [f for f in document["findings"] if f["file"].endswith("_endpoints.yaml")]
+    assert document["suppressed"] == {"NEL104": 1}

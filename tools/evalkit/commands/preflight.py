@@ -229,6 +229,9 @@ def run(args: argparse.Namespace) -> int:
             findings += check_launcher(path, options, result)
 
     directives = {path: directives_for(path) for path in dict.fromkeys(configs)}
+    for finding in findings:  # a file beside a config (`- _endpoints`) has its own comments
+        if finding.file and finding.file not in directives:
+            directives[finding.file] = directives_for(finding.file)
     result = suppress.apply(findings, directives, select, ignore)
     findings = result.shown
     if args.format == "json":
