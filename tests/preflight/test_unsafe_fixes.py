@@ -146,3 +146,17 @@ def test_multiple_instances_becomes_the_026_topology(tmp_path, value, expected):
     data = yaml.safe_load(out.text)
     assert "multiple_instances" not in data["deployment"]
     assert data["execution"].get("num_instances") == expected
+
+
+def test_the_export_group_of_execution_env_vars_moves_to_export(tmp_path):
+    """0.1.x's `execution.env_vars.export` is what 0.2.6 reads as `export.env_vars`."""
+    text = (
+        OLD_LOCAL.replace(
+            "  output_dir: /data/results\n",
+            "  output_dir: /data/results\n  env_vars:\n    export:\n      MLFLOW_TRACKING_URI: host:URI\n",
+        )
+        + "export:\n  mlflow:\n    tracking_uri: http://mlflow.example.com:5000\n"
+    )
+    data = yaml.safe_load(_fix(text, tmp_path / "x.yaml", unsafe=False).text)
+    assert "env_vars" not in data["execution"]
+    assert data["export"]["env_vars"] == {"MLFLOW_TRACKING_URI": "host:URI"}
