@@ -153,7 +153,8 @@ def test_the_export_group_of_execution_env_vars_moves_to_export(tmp_path):
     text = (
         OLD_LOCAL.replace(
             "  output_dir: /data/results\n",
-            "  output_dir: /data/results\n  env_vars:\n    export:\n      MLFLOW_TRACKING_URI: host:URI\n",
+            "  output_dir: /data/results\n"
+            "  env_vars:\n    export:\n      MLFLOW_TRACKING_URI: host:URI\n",
         )
         + "export:\n  mlflow:\n    tracking_uri: http://mlflow.example.com:5000\n"
     )
