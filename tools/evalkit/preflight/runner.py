@@ -73,8 +73,11 @@ def to_finding(rule: Rule, hit: Hit, cfg: NelConfig) -> Finding:
 def run_rules(ctx: Context, scopes: Iterable[str]) -> list[Finding]:
     wanted = set(scopes)
     findings: list[Finding] = []
+    # a file its defaults name is not there: Hydra stops before anything else is read,
+    # so the one finding is that (NEL007); the rest would be consequences of the gap
+    only = "NEL007" if ctx.cfg.missing_siblings and "config" in wanted else None
     for rule in all_rules().values():
-        if rule.scope not in wanted:
+        if rule.scope not in wanted or (only and rule.code != only):
             continue
         for hit in rule.check(ctx):
             findings.append(to_finding(rule, hit, ctx.cfg))
@@ -100,10 +103,6 @@ def check_file(path: str, options: Options) -> list[Finding]:
         checkpoint=options.checkpoint,
         documented_context=options.context,
     )
-    # a file its defaults name is not there: Hydra stops before anything else is read,
-    # so the one finding is that (NEL007); the rest would be consequences of the gap
-    if cfg.missing_siblings:
-        return [f for f in run_rules(ctx, ["config"]) if f.rule == "NEL007"]
     # another tool's file: the 0.2.6 rules would only list schema differences
     if is_nel_next(cfg.doc.data) or wrapper_reason(cfg.doc.data):
         return run_rules(ctx, ["other-schema"])
