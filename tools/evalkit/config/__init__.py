@@ -28,31 +28,30 @@ def load_document(path: str) -> YamlDoc:
     return parse_document(read_text(path), str(path))
 
 
-def sibling_loader(config_path: str):
-    """Reads files beside the config, as Hydra's primary config directory (each once, each
-    through the bounded reader; a broken one is bad input naming that file)."""
-    base = Path(config_path).resolve().parent
-    if not Path(config_path).is_file():
-        return None  # text with no file behind it: nothing sits beside it
-    seen: dict[str, YamlDoc | None] = {}
+class SiblingFiles:
+    """Files beside the config, read as Hydra reads its primary config directory: each
+    once, each through the bounded reader (a broken one is bad input naming that file).
+    Called with a path relative to that directory: its mapping, or None when absent."""
 
-    def load(rel: str) -> dict | None:
-        if rel not in seen:
-            path = base / rel
-            seen[rel] = load_document(str(path)) if path.is_file() else None
-        doc = seen[rel]
+    def __init__(self, config_path: str):
+        self.base = Path(config_path).resolve().parent
+        self.docs: dict[str, YamlDoc | None] = {}
+
+    def __call__(self, rel: str) -> dict | None:
+        if rel not in self.docs:
+            path = self.base / rel
+            self.docs[rel] = load_document(str(path)) if path.is_file() else None
+        doc = self.docs[rel]
         return None if doc is None else doc.data
-
-    load.docs = seen  # type: ignore[attr-defined]  # for positions of sibling values
-    return load
 
 
 def build_config(doc: YamlDoc, overrides: Sequence[str] = ()) -> NelConfig:
     parsed = [ov.parse_override(o) for o in overrides]
     choices, values = ov.split_choices(parsed)
-    loader = sibling_loader(doc.path)
-    composition = compose(doc.data, choices, loader)
-    docs = getattr(loader, "docs", {})
+    # text with no file behind it has nothing beside it
+    files = SiblingFiles(doc.path) if Path(doc.path).is_file() else None
+    composition = compose(doc.data, choices, files)
+    docs = files.docs if files else {}
     sibling_docs = [(docs[rel], target) for rel, target in composition.siblings if docs.get(rel)]
     data = composition.data
     overridden = {}

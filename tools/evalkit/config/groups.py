@@ -198,8 +198,8 @@ def _compose_list(
             result.siblings.append((f"{entry.option}.yaml", entry.target))
             values = _compose_list(values, result, loader, None, index, depth + 1)
         else:
-            known = entry.group in groups or _sibling(loader, f"{entry.group}/{entry.option}.yaml")
-            if not known:
+            beside = _sibling(loader, f"{entry.group}/{entry.option}.yaml") is not None
+            if entry.group not in groups and not beside:
                 names = ", ".join(sorted(groups))
                 result.problems.append(
                     (index, f"unknown config group '{entry.group}' (0.2.6 has: {names})")
@@ -207,12 +207,9 @@ def _compose_list(
                 continue
             values = _group_values(entry.group, str(entry.option), loader)
             if values is None:
-                if loader is not None and entry.group not in groups:
-                    result.missing.append((index, f"{entry.group}/{entry.option}.yaml"))
-                else:
-                    result.problems.append((index, _not_found(entry, loader)))
+                result.problems.append((index, _not_found(entry, loader)))
                 continue
-            if _sibling(loader, f"{entry.group}/{entry.option}.yaml") is not None:
+            if beside:
                 result.siblings.append((f"{entry.group}/{entry.option}.yaml", entry.target))
             if entry.package is None and depth == 0:
                 result.choices[entry.group] = str(entry.option)

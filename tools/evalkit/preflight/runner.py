@@ -51,7 +51,8 @@ def load(path: str, options: Options) -> NelConfig:
 def to_finding(rule: Rule, hit: Hit, cfg: NelConfig) -> Finding:
     path = tuple(hit.path)
     line, file = hit.line, cfg.file
-    origin = cfg.origin(path) if path and not cfg.written(path) else None
+    beside = path and not cfg.written(path) and path not in cfg.overridden
+    origin = cfg.origin(path) if beside else None
     if origin is not None and line is None:  # written in a file beside it (`- _endpoints`)
         file, line = origin
     elif line is None and path:
