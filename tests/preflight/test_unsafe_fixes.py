@@ -161,3 +161,12 @@ def test_the_export_group_of_execution_env_vars_moves_to_export(tmp_path):
     data = yaml.safe_load(_fix(text, tmp_path / "x.yaml", unsafe=False).text)
     assert "env_vars" not in data["execution"]
     assert data["export"]["env_vars"] == {"MLFLOW_TRACKING_URI": "host:URI"}
+
+
+def test_fix_alone_says_how_many_unsafe_fixes_wait(tmp_path, capsys):
+    config = tmp_path / "old.yaml"
+    config.write_text(GPQA.read_text())
+    main(["preflight", "--fix", "--format", "json", str(config)])
+    assert json.loads(capsys.readouterr().out)["summary"]["unsafe_available"] == 1
+    main(["preflight", "--fix", str(config)])
+    assert "1 more fix(es) choose behaviour" in capsys.readouterr().out

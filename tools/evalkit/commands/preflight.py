@@ -271,6 +271,8 @@ def _fix(args, configs, options, select, ignore) -> int:
         shown = suppress.apply(o.remaining, directives, select, ignore)
         remaining += shown.shown
         hidden += len(shown.suppressed)
+    # as ruff does: say how many fixes --unsafe-fixes would add (a dry pass, nothing written)
+    more = 0 if options.unsafe else _unsafe_available(outcomes, options, select, ignore)
     if args.format == "json":
         document = findings_document(remaining)
         document["fixed"] = [{"file": o.file, **f.to_json()} for o in outcomes for f in o.fixed]
@@ -278,7 +280,9 @@ def _fix(args, configs, options, select, ignore) -> int:
         document["written"] = write
         if args.diff:
             document["diff"] = "".join(o.diff() for o in outcomes)
-        document["summary"].update(fixed=len(document["fixed"]), suppressed=hidden)
+        document["summary"].update(
+            fixed=len(document["fixed"]), suppressed=hidden, unsafe_available=more
+        )
         write_json(document)
     else:
         out = sys.stdout
@@ -286,10 +290,28 @@ def _fix(args, configs, options, select, ignore) -> int:
             out.write("".join(o.diff() for o in outcomes))
             out = sys.stderr  # the diff alone on stdout, so it can be piped to `patch`
         out.write(_fixed_text(outcomes, write) + "remaining:\n" + findings_text(remaining))
+        if more:
+            out.write(
+                f"{more} more fix(es) choose behaviour: see them with --diff --unsafe-fixes\n"
+            )
     code = exit_code(remaining, strict=args.fail_on == "warning")
     if args.diff and any(o.changed for o in outcomes):
         code = 1
     return code
+
+
+def _unsafe_available(outcomes, options, select, ignore) -> int:
+    import dataclasses
+
+    from evalkit.preflight.fixes.engine import fix_text
+
+    unsafe = dataclasses.replace(options, unsafe=True)
+    return sum(
+        1
+        for o in outcomes
+        for f in fix_text(o.text, o.file, unsafe, select, ignore).fixed
+        if f.note  # an unsafe fix says its choice
+    )
 
 
 def _fixed_text(outcomes, written: bool) -> str:
