@@ -170,3 +170,38 @@ def test_fix_alone_says_how_many_unsafe_fixes_wait(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["summary"]["unsafe_available"] == 1
     main(["preflight", "--fix", str(config)])
     assert "1 more fix(es) choose behaviour" in capsys.readouterr().out
+
+
+def _wheel(path, name: str, text: str):
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(f"nemo_evaluator_launcher/resources/{name}", text)
+    return path
+
+
+def test_the_generator_reads_both_registry_formats(tmp_path):
+    """tools/dev/gen_task_history.py on the two layouts the 0.1.x wheels use (a
+    mapping.toml of harness tables; later a packaged all_tasks_irs.yaml), shapes as in
+    nemo-evaluator-launcher 0.1.0 and 0.1.93."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "tools" / "dev" / "gen_task_history.py"
+    spec = importlib.util.spec_from_file_location("gen_task_history", script)
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    toml = (
+        '[lm-evaluation-harness]\ncontainer = "x"\n'
+        "[lm-evaluation-harness.tasks.chat.ifeval]\n[simple_evals.tasks.chat.mgsm]\n"
+    )
+    irs = (
+        "tasks:\n- {name: ifeval, harness: codec}\n"
+        "- {name: ifeval, harness: lm-evaluation-harness}\n"
+    )
+    old = gen.registry(_wheel(tmp_path / "old.whl", "mapping.toml", toml))
+    new = gen.registry(_wheel(tmp_path / "new.whl", "all_tasks_irs.yaml", irs))
+    assert old == {("lm-evaluation-harness", "ifeval"), ("simple_evals", "mgsm")}
+    assert new == {("codec", "ifeval"), ("lm-evaluation-harness", "ifeval")}
+    found = gen.resolutions({"0.1.0": tmp_path / "old.whl", "0.1.93": tmp_path / "new.whl"})
+    assert found["ifeval"] == {"qualified": "lm-evaluation-harness.ifeval", "versions": ["0.1.0"]}
