@@ -39,9 +39,10 @@ def generate():
             (
                 "evaluation:\n",
                 "env_vars:\n  NEL_INVOCATION_ID: runtime:NEL_INVOCATION_ID\n\nevaluation:\n",
-            )
+            ),
+            ("  walltime:", "  auto_export:\n    destinations: [local]\n  walltime:"),
         ],
-        "runtime:NEL_INVOCATION_ID at top level",
+        "runtime:NEL_INVOCATION_ID at top level, with SLURM auto-export",
     )
     make(
         "NEL102", "pass", "evaluation_runtime", "mrcr", [], "the mapping under evaluation.env_vars"

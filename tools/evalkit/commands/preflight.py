@@ -130,6 +130,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--diff", action="store_true", help="print the fixes as a unified diff; write nothing"
     )
+    parser.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="with --fix/--diff, also apply fixes that choose behaviour the file does not "
+        "state (each prints its choice and reason), e.g. a bare task name's harness from "
+        "the launcher era the config was written for",
+    )
 
 
 def _codes(values: list[str]) -> list[str]:
@@ -185,8 +192,11 @@ def run(args: argparse.Namespace) -> int:
         checkpoint=checkpoint,
         context=args.context,
         env=launch_environment(env_file=args.env_file),
+        unsafe=args.unsafe_fixes,
     )
 
+    if args.unsafe_fixes and not (args.fix or args.diff):
+        raise UsageError("--unsafe-fixes goes with --fix or --diff")
     if args.fix or args.diff:
         if args.pair or args.with_launcher or args.format == "sarif":
             raise UsageError("--fix/--diff take CONFIGs alone (no --pair, --with-launcher, sarif)")
@@ -226,6 +236,9 @@ def run(args: argparse.Namespace) -> int:
             findings += check_launcher(path, options, result)
 
     directives = {path: directives_for(path) for path in dict.fromkeys(configs)}
+    for finding in findings:  # a file beside a config (`- _endpoints`) has its own comments
+        if finding.file and finding.file not in directives:
+            directives[finding.file] = directives_for(finding.file)
     result = suppress.apply(findings, directives, select, ignore)
     findings = result.shown
     if args.format == "json":
@@ -319,6 +332,8 @@ def _fix(args, configs, options, select, ignore) -> int:
         shown = suppress.apply(o.remaining, directives, select, ignore)
         remaining += shown.shown
         hidden += len(shown.suppressed)
+    # as ruff does: say how many fixes --unsafe-fixes would add (a dry pass, nothing written)
+    more = 0 if options.unsafe else _unsafe_available(outcomes, options, select, ignore)
     if args.format == "json":
         document = findings_document(remaining)
         document["fixed"] = [{"file": o.file, **f.to_json()} for o in outcomes for f in o.fixed]
@@ -326,7 +341,9 @@ def _fix(args, configs, options, select, ignore) -> int:
         document["written"] = write
         if args.diff:
             document["diff"] = diff
-        document["summary"].update(fixed=len(document["fixed"]), suppressed=hidden)
+        document["summary"].update(
+            fixed=len(document["fixed"]), suppressed=hidden, unsafe_available=more
+        )
         write_json(document)
     else:
         out = sys.stdout
@@ -334,10 +351,16 @@ def _fix(args, configs, options, select, ignore) -> int:
             out.write(diff)
             out = sys.stderr  # the diff alone on stdout, so it can be piped to `patch`
         pending = [] if write else [f.rule for o in outcomes for f in o.fixed]
+        waiting = (
+            f"{more} more fix(es) choose behaviour: see them with --diff --unsafe-fixes\n"
+            if more
+            else ""
+        )
         out.write(
             _fixed_text(outcomes, write)
             + "remaining:\n"
             + findings_text(remaining)
+            + waiting
             + _ending(args, configs, options, remaining, select, ignore, pending)
         )
     code = exit_code(remaining, strict=args.fail_on == "warning")
@@ -353,6 +376,20 @@ def _as_printed(text: str) -> str:
     return redact_text(text)
 
 
+def _unsafe_available(outcomes, options, select, ignore) -> int:
+    import dataclasses
+
+    from evalkit.preflight.fixes.engine import fix_text
+
+    unsafe = dataclasses.replace(options, unsafe=True)
+    return sum(
+        1
+        for o in outcomes
+        for f in fix_text(o.text, o.file, unsafe, select, ignore).fixed
+        if f.note  # an unsafe fix says its choice
+    )
+
+
 def _fixed_text(outcomes, written: bool) -> str:
     verb = "fixed" if written else "would fix"
     lines = []
@@ -364,6 +401,8 @@ def _fixed_text(outcomes, written: bool) -> str:
             lines.append(f"  {f.line or '-'}: {f.rule} [{f.path}]")
             lines += [f"      - {line.strip()}" for line in f.before.splitlines()]
             lines += [f"      + {line.strip()}" for line in f.after.splitlines()]
+            if f.note:  # an unsafe fix: what it chose and why
+                lines.append(f"      unsafe fix: {f.note}")
     if not lines:
         lines.append("nothing to fix")
     return "\n".join(lines) + "\n"

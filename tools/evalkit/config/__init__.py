@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from evalkit.config import overrides as ov
 from evalkit.config.expansion import check_expansion
@@ -28,10 +29,31 @@ def load_document(path: str) -> YamlDoc:
     return parse_document(read_text(path), str(path))
 
 
+class SiblingFiles:
+    """Files beside the config, read as Hydra reads its primary config directory: each
+    once, each through the bounded reader (a broken one is bad input naming that file).
+    Called with a path relative to that directory: its mapping, or None when absent."""
+
+    def __init__(self, config_path: str):
+        self.base = Path(config_path).resolve().parent
+        self.docs: dict[str, YamlDoc | None] = {}
+
+    def __call__(self, rel: str) -> dict | None:
+        if rel not in self.docs:
+            path = self.base / rel
+            self.docs[rel] = load_document(str(path)) if path.is_file() else None
+        doc = self.docs[rel]
+        return None if doc is None else doc.data
+
+
 def build_config(doc: YamlDoc, overrides: Sequence[str] = ()) -> NelConfig:
     parsed = [ov.parse_override(o) for o in overrides]
     choices, values = ov.split_choices(parsed)
-    composition = compose(doc.data, choices)
+    # text with no file behind it has nothing beside it
+    files = SiblingFiles(doc.path) if Path(doc.path).is_file() else None
+    composition = compose(doc.data, choices, files)
+    docs = files.docs if files else {}
+    sibling_docs = [(docs[rel], target) for rel, target in composition.siblings if docs.get(rel)]
     data = composition.data
     overridden = {}
     for item in values:
@@ -44,6 +66,8 @@ def build_config(doc: YamlDoc, overrides: Sequence[str] = ()) -> NelConfig:
         choices=composition.choices,
         overridden=overridden,
         defaults_problems=composition.problems,
+        siblings=sibling_docs,
+        missing_siblings=composition.missing,
     )
 
 

@@ -4,11 +4,21 @@ The launcher composes only the user file's own `defaults:` list (its packaged
 default.yaml is not merged), in list order, with `_self_` marking where the file's own
 values go; without `_self_` the file's values still win. Merging follows OmegaConf:
 mappings merge key by key, anything else is replaced.
+
+Files beside the config count too: the launcher hands Hydra the config's own directory
+as the primary config source (nemo-evaluator-launcher 0.2.6, api/types.py:77,
+`hydra.initialize_config_dir(config_dir=config_path.parent)`), and Hydra 1.3.8 searches
+that directory before the `hydra.searchpath` entries the launcher adds for its bundled
+groups (hydra/_internal/utils.py:201 puts "main" first; config_loader_impl.py:206-208
+appends the searchpath after it). So `- _endpoints` is `_endpoints.yaml` next to the
+config, merged at the root, and `- deployment: mine` is `deployment/mine.yaml` there
+before any bundled option of that name.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -19,6 +29,11 @@ import yaml
 from evalkit.inputs import read_text
 
 GROUPS_RESOURCE = "nel-0.2.6-groups.yaml"
+# A sibling's own `defaults:` may name further siblings; Hydra follows them, we stop here.
+MAX_SIBLING_DEPTH = 8
+# Reads `name.yaml` (a path relative to the config's directory): its mapping, or None
+# when no such file exists there.
+SiblingLoader = Callable[[str], "dict | None"]
 
 
 @lru_cache(maxsize=1)
@@ -42,10 +57,14 @@ def merge(base: Any, over: Any) -> Any:
 
 @dataclass
 class DefaultsEntry:
-    group: str | None  # None for _self_
-    option: str | None
+    group: str | None  # None for _self_ and for a config named without a group
+    option: str | None  # None for _self_
     index: int  # position in the user's list (for its line)
     package: str | None = None  # Hydra `@package`: where the values go (default: the group)
+
+    @property
+    def is_self(self) -> bool:
+        return self.group is None and self.option is None
 
     @property
     def target(self) -> tuple[str, ...]:
@@ -61,6 +80,10 @@ class Composition:
     data: dict
     choices: dict[str, str] = field(default_factory=dict)  # group -> option actually used
     problems: list[tuple[int | None, str]] = field(default_factory=list)  # (list index, msg)
+    # files beside the config it merged, with the key path their values went under
+    siblings: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    # (list index, file) it names beside the config that are not there
+    missing: list[tuple[int, str]] = field(default_factory=list)
 
 
 def parse_defaults(raw: Any) -> tuple[list[DefaultsEntry], list[tuple[int | None, str]]]:
@@ -89,64 +112,122 @@ def parse_defaults(raw: Any) -> tuple[list[DefaultsEntry], list[tuple[int | None
             item, _, package = item.partition("@")
             group, _, option = item.partition("/")
             entries.append(DefaultsEntry(group, option, i, package or None))
+        elif isinstance(item, str) and item.strip() and item.strip() != "_self_":
+            # `- _endpoints`: a config of the primary directory, merged at the root
+            name, _, package = item.strip().partition("@")
+            entries.append(DefaultsEntry(None, name, i, package or None))
         else:
             problems.append((i, f"unsupported defaults entry {item!r}"))
     return entries, problems
 
 
-def _group_values(group: str, option: str, seen: tuple = ()) -> dict:
-    options = bundled_groups()[group]
-    raw = dict(options[option])
-    raw.pop("summarised", None)
+def _sibling(loader: SiblingLoader | None, rel: str) -> dict | None:
+    """The mapping of `rel` beside the config, or None when there is none."""
+    if loader is None:
+        return None
+    data = loader(rel)
+    return data if isinstance(data, dict) else ({} if data is not None else None)
+
+
+def _group_values(
+    group: str, option: str, loader: SiblingLoader | None = None, seen: tuple = ()
+) -> dict | None:
+    """An option's values (its own group-relative defaults applied): the file beside the
+    config first, else the bundled one; None when neither exists."""
+    own = _sibling(loader, f"{group}/{option}.yaml")
+    if own is not None:
+        raw = dict(own)
+    elif option in bundled_groups().get(group, {}):
+        raw = dict(bundled_groups()[group][option])
+        raw.pop("summarised", None)
+    else:
+        return None
     own_defaults = raw.pop("defaults", None)
-    if not own_defaults:
+    if not isinstance(own_defaults, list) or not own_defaults:
         return raw
     out: dict = {}
     for item in own_defaults:
         if item == "_self_":
             out = merge(out, raw)
-        elif item not in seen:
-            out = merge(out, _group_values(group, item, seen + (option,)))
+        elif isinstance(item, str) and item not in seen and len(seen) < MAX_SIBLING_DEPTH:
+            out = merge(out, _group_values(group, item, loader, seen + (option,)) or {})
+    if "_self_" not in own_defaults:
+        out = merge(out, raw)
     return out
 
 
-def compose(user: dict, choice_overrides: dict[str, str] | None = None) -> Composition:
-    """Effective config: the user's defaults (with any `-o group=option`) merged with it."""
+def _not_found(entry: DefaultsEntry, loader: SiblingLoader | None) -> str:
+    options = set(bundled_groups().get(entry.group or "", {}))
+    available = ", ".join(sorted(options))
+    where = " or beside the config" if loader is not None else ""
+    return (
+        f"Could not find '{entry.group}/{entry.option}' "
+        f"(available options in '{entry.group}': {available}{where})"
+    )
+
+
+def _compose_list(
+    user: dict,
+    result: Composition,
+    loader: SiblingLoader | None,
+    choice_overrides: dict[str, str] | None = None,
+    at: int | None = None,
+    depth: int = 0,
+) -> dict:
+    """`user` with its own `defaults:` list merged as Hydra merges it. `at` is the index
+    in the top file's list that led here (nested problems are reported there)."""
     entries, problems = parse_defaults(user.get("defaults"))
+    result.problems += [(i if at is None else at, m) for i, m in problems]
     own = {k: v for k, v in user.items() if k != "defaults"}
     groups = bundled_groups()
-    result = Composition(data={}, problems=list(problems))
     if choice_overrides:
         for entry in entries:
             if entry.group in choice_overrides and entry.package is None:
                 entry.option = choice_overrides[entry.group]
-    if not any(e.group is None for e in entries):
+    if not any(e.is_self for e in entries):
         entries.append(DefaultsEntry(None, None, len(entries)))
+    data: dict = {}
     for entry in entries:
-        if entry.group is None:
-            result.data = merge(result.data, own)
+        index = entry.index if at is None else at
+        if entry.is_self:
+            data = merge(data, own)
             continue
-        options = groups.get(entry.group)
-        if options is None:
-            known = ", ".join(sorted(groups))
-            result.problems.append(
-                (entry.index, f"unknown config group '{entry.group}' (0.2.6 has: {known})")
-            )
-            continue
-        if entry.option not in options:
-            available = ", ".join(sorted(options))
-            result.problems.append(
-                (
-                    entry.index,
-                    f"Could not find '{entry.group}/{entry.option}' "
-                    f"(available options in '{entry.group}': {available})",
+        if entry.group is None:  # a config of the primary directory (`- _endpoints`)
+            values = _sibling(loader, f"{entry.option}.yaml")
+            if values is None or depth >= MAX_SIBLING_DEPTH:
+                result.missing.append((index, f"{entry.option}.yaml"))
+                continue
+            result.siblings.append((f"{entry.option}.yaml", entry.target))
+            values = _compose_list(values, result, loader, None, index, depth + 1)
+        else:
+            beside = _sibling(loader, f"{entry.group}/{entry.option}.yaml") is not None
+            if entry.group not in groups and not beside:
+                names = ", ".join(sorted(groups))
+                result.problems.append(
+                    (index, f"unknown config group '{entry.group}' (0.2.6 has: {names})")
                 )
-            )
-            continue
-        values: Any = _group_values(entry.group, entry.option)
-        if entry.package is None:
-            result.choices[entry.group] = entry.option
+                continue
+            values = _group_values(entry.group, str(entry.option), loader)
+            if values is None:
+                result.problems.append((index, _not_found(entry, loader)))
+                continue
+            if beside:
+                result.siblings.append((f"{entry.group}/{entry.option}.yaml", entry.target))
+            if entry.package is None and depth == 0:
+                result.choices[entry.group] = str(entry.option)
         for key in reversed(entry.target):
             values = {key: values}
-        result.data = merge(result.data, values)
+        data = merge(data, values)
+    return data
+
+
+def compose(
+    user: dict,
+    choice_overrides: dict[str, str] | None = None,
+    siblings: SiblingLoader | None = None,
+) -> Composition:
+    """Effective config: the user's defaults (with any `-o group=option`) merged with it.
+    `siblings` reads files beside the config (None: the config has no directory)."""
+    result = Composition(data={})
+    result.data = _compose_list(user, result, siblings, choice_overrides)
     return result

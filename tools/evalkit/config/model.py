@@ -154,6 +154,9 @@ class NelConfig:
     choices: dict[str, str] = field(default_factory=dict)
     overridden: dict[Path, str] = field(default_factory=dict)  # path -> the -o text
     defaults_problems: list[tuple[int | None, str]] = field(default_factory=list)
+    # files beside it that its defaults merged, each with the key path its values went under
+    siblings: list[tuple[YamlDoc, Path]] = field(default_factory=list)
+    missing_siblings: list[tuple[int, str]] = field(default_factory=list)  # (index, file)
 
     # -- positions -------------------------------------------------------------------
     @property
@@ -162,6 +165,15 @@ class NelConfig:
 
     def line(self, path: Path) -> int | None:
         return self.doc.line_of(tuple(path)) or self.doc.line_of(("defaults",))
+
+    def origin(self, path: Path) -> tuple[str, int] | None:
+        """File and line of a value a sibling file (`- _endpoints`) wrote, else None. The
+        last sibling that writes it is the one whose value stands (merge order)."""
+        path = tuple(path)
+        for doc, target in reversed(self.siblings):
+            if path[: len(target)] == tuple(target) and path[len(target) :] in doc.spans:
+                return doc.path, doc.line_of(path[len(target) :]) or 1
+        return None
 
     def written(self, path: Path) -> bool:
         """True when the user file (not a bundled default) sets this key."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from evalkit.preflight.fixes import all_fixers
+from evalkit.preflight.fixes import all_fixers, unsafe_fixers
 from evalkit.preflight.registry import all_rules
 
 SCOPE_NOTE = {
@@ -41,7 +41,7 @@ CONTRACT = [
 
 def render() -> str:
     rules = all_rules()
-    fixers = all_fixers()
+    fixers, unsafe = all_fixers(), unsafe_fixers()
     out = [
         "# Preflight rules",
         "",
@@ -79,6 +79,9 @@ def render() -> str:
         if rule.code in fixers:
             what = fixers[rule.code].doc.removeprefix(f"{rule.code}: ")
             out += ["", f"**Fix available** (`preflight --fix`): {what}"]
+        if rule.code in unsafe:
+            what = unsafe[rule.code].doc.removeprefix(f"{rule.code} (unsafe): ")
+            out += ["", f"**Unsafe fix** (`preflight --fix --unsafe-fixes`): {what}"]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -21,6 +21,7 @@ class Options:
     checkpoint: object = None  # a loaded evalkit.checkpoint.Checkpoint
     context: int | None = None  # --context N (the model card's context), with or without it
     env: Mapping[str, str] | None = None
+    unsafe: bool = False  # --unsafe-fixes: fixes that choose behaviour run too
 
 
 def directives_for(path: str):
@@ -49,8 +50,12 @@ def load(path: str, options: Options) -> NelConfig:
 
 def to_finding(rule: Rule, hit: Hit, cfg: NelConfig) -> Finding:
     path = tuple(hit.path)
-    line = hit.line
-    if line is None and path:
+    line, file = hit.line, cfg.file
+    beside = path and not cfg.written(path) and path not in cfg.overridden
+    origin = cfg.origin(path) if beside else None
+    if origin is not None and line is None:  # written in a file beside it (`- _endpoints`)
+        file, line = origin
+    elif line is None and path:
         line = cfg.doc.line_in_value(path, hit.token) if hit.token else cfg.line(path)
     message = hit.message
     if path in cfg.overridden:
@@ -60,7 +65,7 @@ def to_finding(rule: Rule, hit: Hit, cfg: NelConfig) -> Finding:
         severity=hit.severity or rule.severity,
         message=message,
         path=format_path(path) if path else None,
-        file=cfg.file,
+        file=file,
         line=line,
         fix=hit.fix,
     )
@@ -69,8 +74,11 @@ def to_finding(rule: Rule, hit: Hit, cfg: NelConfig) -> Finding:
 def run_rules(ctx: Context, scopes: Iterable[str]) -> list[Finding]:
     wanted = set(scopes)
     findings: list[Finding] = []
+    # a file its defaults name is not there: Hydra stops before anything else is read,
+    # so the one finding is that (NEL007); the rest would be consequences of the gap
+    only = "NEL007" if ctx.cfg.missing_siblings and "config" in wanted else None
     for rule in all_rules().values():
-        if rule.scope not in wanted:
+        if rule.scope not in wanted or (only and rule.code != only):
             continue
         for hit in rule.check(ctx):
             findings.append(to_finding(rule, hit, ctx.cfg))

@@ -56,29 +56,15 @@ def foreign_resolvers(data: Mapping) -> list[str]:
 
 
 def wrapper_reason(data: Mapping) -> str | None:
-    """Why this file looks like another tool's config carrying a nel one, or None."""
+    """Why this file looks like another tool's config carrying a nel one, or None.
+
+    Only another tool's resolvers say so. A file with no `defaults:` list (a
+    documentation fragment, a hand-trimmed config) is read by `nel run` as it stands
+    and refused for what it lacks; the rules that apply to its sections say what."""
     if not isinstance(data, Mapping) or not data or is_nel_next(data):
         return None
     foreign = foreign_resolvers(data)
     if foreign:
         names = ", ".join(f"${{{n}:...}}" for n in foreign)
         return f"it uses resolvers nel 0.2.6 does not have ({names})"
-    if "defaults" not in data and not _self_contained(data):
-        # (a launcher-written config.yml has no defaults but every section and type)
-        return (
-            "it has no `defaults:` list and lacks sections nel needs (execution.type, "
-            "deployment.type, evaluation)"
-        )
     return None
-
-
-def _self_contained(data: Mapping) -> bool:
-    """Every section nel reads, with its type: what a composed (resolved) config has."""
-    execution, deployment = data.get("execution"), data.get("deployment")
-    return (
-        isinstance(execution, Mapping)
-        and "type" in execution
-        and isinstance(deployment, Mapping)
-        and "type" in deployment
-        and isinstance(data.get("evaluation"), Mapping)
-    )

@@ -24,7 +24,7 @@ from evalkit.errors import EvalkitError
 from evalkit.findings import Finding
 from evalkit.preflight import suppress
 from evalkit.preflight.context import Context
-from evalkit.preflight.fixes import all_fixers
+from evalkit.preflight.fixes import all_fixers, unsafe_fixers
 from evalkit.preflight.fixes.meaning import changed_outside, meaning
 from evalkit.preflight.registry import all_rules
 from evalkit.preflight.runner import (
@@ -49,9 +49,11 @@ class Fixed:
     line: int | None  # in the text at the start of its round (the file, in round one)
     before: str  # the lines the fix removed
     after: str  # the lines it wrote
+    note: str | None = None  # an unsafe fix's choice and reason
 
     def to_json(self) -> dict:
-        return {k: getattr(self, k) for k in ("rule", "path", "line", "before", "after")}
+        keys = ("rule", "path", "line", "before", "after") + (("note",) if self.note else ())
+        return {k: getattr(self, k) for k in keys}
 
 
 @dataclass
@@ -130,10 +132,11 @@ class _Item:
     hit: object
     finding: Finding
     ctx: Context
+    fix: object  # the fixes.Fixer that repairs it (safe, or unsafe under --unsafe-fixes)
 
     @property
     def key(self) -> tuple:
-        return (self.code, tuple(self.hit.path), self.hit.message)
+        return (self.code, tuple(self.hit.path), self.hit.message, self.fix.unsafe)
 
 
 def _items(doc: Doc, options: Options, tried: set, wanted) -> list[_Item]:
@@ -142,13 +145,17 @@ def _items(doc: Doc, options: Options, tried: set, wanted) -> list[_Item]:
     if is_nel_next(ctx.cfg.doc.data) or wrapper_reason(ctx.cfg.doc.data):
         return []  # another tool's file: its one finding says so, nothing to fix
     rules, out = all_rules(), []
-    for code in all_fixers():
+    fixers = list(all_fixers().values())
+    if options.unsafe:  # after the safe ones: a safe fix of the same hit comes first
+        fixers += list(unsafe_fixers().values())
+    for fix in fixers:
+        code = fix.code
         rule = rules[code]
         if rule.scope not in _scopes(options):
             continue
         for hit in rule.check(ctx):
             finding = to_finding(rule, hit, ctx.cfg)
-            item = _Item(code, hit, finding, ctx)
+            item = _Item(code, hit, finding, ctx, fix)
             if item.key in tried or finding.severity == "info" or not wanted(finding):
                 continue
             if tuple(hit.path) in ctx.cfg.overridden:
@@ -176,7 +183,6 @@ class _Batch:
 
 def _apply(doc: Doc, items: list[_Item], tried: set) -> _Batch:
     batch = _Batch(doc.text)
-    fixers = all_fixers()
     for item in items:
         path = tuple(item.hit.path)
         if _overlaps([path], batch.owned):
@@ -185,9 +191,10 @@ def _apply(doc: Doc, items: list[_Item], tried: set) -> _Batch:
         before = doc.text
         doc.claimed = []
         try:
-            applied = fixers[item.code].apply(doc, item.hit, item.ctx) and doc.text != before
+            result = item.fix.apply(doc, item.hit, item.ctx)
+            applied = bool(result) and doc.text != before
         except EvalkitError:
-            applied = False
+            result, applied = None, False
         owned = [path] + doc.claimed
         if applied and _overlaps(owned, batch.owned):
             doc.replace_text(before)
@@ -198,7 +205,8 @@ def _apply(doc: Doc, items: list[_Item], tried: set) -> _Batch:
             doc.replace_text(before)
             continue
         removed, added = _changed_lines(before, doc.text)
-        fixed = Fixed(item.code, format_path(path), item.finding.line, removed, added)
+        note = result if isinstance(result, str) else None  # an unsafe fix's choice, reason
+        fixed = Fixed(item.code, format_path(path), item.finding.line, removed, added, note)
         batch.fixed.append((item, fixed, owned))
     return batch
 

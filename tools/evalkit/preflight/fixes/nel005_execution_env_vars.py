@@ -2,20 +2,25 @@
 
 Follows the launcher's own refusal message: variables meant for one job group go to that
 group's map (`execution.env_vars.deployment` -> `deployment.env_vars`,
-`execution.env_vars.evaluation` -> `evaluation.env_vars`), and a flat map, meant for every
-job, goes to the top-level `env_vars`. The values move as written (NEL101 then adds any
-missing prefix) and the `execution.env_vars` block is removed. Every comment in the block
-moves with the value it sits above (or beside). Refuses when a target map
+`execution.env_vars.evaluation` -> `evaluation.env_vars`, `execution.env_vars.export` ->
+`export.env_vars`), and a flat map, meant for every job, goes to the top-level
+`env_vars`. The values move as written (NEL101 then adds any missing prefix) and the
+`execution.env_vars` block is removed. Every comment in the block moves with the value it
+sits above (or beside). Refuses when a target map
 already gives one of the names another value, when a target section is not in the file
 or not a block mapping, and for the other rejected keys (`cluster:`,
 `deployment.multiple_instances`, ...), whose right place depends on intent.
+`evaluation.overrides` moves to `evaluation.nemo_evaluator_config` (overrides_move.py).
 """
 
 from evalkit.preflight.fixes import fixer
 from evalkit.preflight.fixes.blocks import addable, block_mapping
+from evalkit.preflight.fixes.overrides_move import move
 
 SOURCE = ("execution", "env_vars")
-GROUPS = ("deployment", "evaluation")
+# 0.1.x's job groups; 0.2.6 reads export.env_vars for the exporters
+# (common/env_vars.py:433-437, collect_exporters_env_vars)
+GROUPS = ("deployment", "evaluation", "export")
 
 
 def _moves(value: dict) -> list[tuple[tuple, dict]] | None:
@@ -89,6 +94,8 @@ def _add_entries(doc, target: tuple, entries: dict, notes: dict) -> bool:
 
 @fixer("NEL005")
 def fix(doc, hit, ctx):
+    if tuple(hit.path) == ("evaluation", "overrides"):
+        return move(doc, ("evaluation", "overrides"))
     if tuple(hit.path) != SOURCE or not doc.has(SOURCE) or not block_mapping(doc, SOURCE):
         return False
     if not block_mapping(doc, ("execution",)):

@@ -1,14 +1,21 @@
-"""A `defaults:` entry that names no bundled 0.2.6 config group option.
+"""A `defaults:` entry that names no bundled 0.2.6 option and no file beside the config.
 
 ## What it does
 Resolves the file's `defaults:` list against the groups bundled with the launcher
 0.2.6 (execution: local, slurm/default, lepton/default; deployment: none, vllm,
-vllm_ray, sglang, trtllm, nim, generic).
+vllm_ray, sglang, trtllm, nim, generic) and the files beside the config: the launcher
+makes the config's directory Hydra's primary config source
+(nemo-evaluator-launcher 0.2.6, api/types.py:77), so `- _endpoints` is
+`_endpoints.yaml` next to it and `- deployment: mine` may be `deployment/mine.yaml`
+there. When such a file is missing, that is the one finding: Hydra stops before reading
+anything else.
 
 ## Why is this bad
 Hydra stops with `Could not find 'deployment/vllmm'`; a plain `execution: slurm` fails
-the same way (the option is `slurm/default`). Preflight also needs the option to know
-the effective defaults (for example `gres: gpu:8`, `mount_home: true`).
+the same way (the option is `slurm/default`). A config copied without the file its
+`- _endpoints` entry names stops with `Could not load '_endpoints'`. Preflight also needs
+the option to know the effective defaults (for example `gres: gpu:8`, `mount_home:
+true`).
 
 Severity: error, Hydra refuses the config while composing it.
 
@@ -35,3 +42,14 @@ def check(ctx):
     for index, message in ctx.cfg.defaults_problems:
         path = ("defaults", index) if index is not None else ("defaults",)
         yield Hit(path, message, fix="pick one of the listed options")
+    missing = ctx.cfg.missing_siblings
+    if missing:
+        names = ", ".join(name for _, name in missing)
+        them = "them" if len(missing) > 1 else "it"
+        yield Hit(
+            ("defaults", missing[0][0]),
+            f"defaults name {names}, not beside the config: Hydra looks for {them} in the "
+            "config's own directory and stops (\"Could not load '...'\")",
+            fix="copy the whole directory the config came from (its `_*.yaml` files "
+            "travel with it), or put the files next to it",
+        )

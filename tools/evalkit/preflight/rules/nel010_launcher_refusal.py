@@ -3,7 +3,8 @@
 ## What it does
 Checks the structure nel 0.2.6 reads before it renders anything: the `execution`,
 `deployment` and `evaluation` sections must exist (the launcher's default.yaml is not
-merged into a user file, so only what the file's `defaults:` and keys provide exists);
+merged into a user file, so only what the file's `defaults:` and keys provide exists; a
+documentation fragment with no `defaults:` list has only its own sections);
 with `deployment: none` the evaluated endpoint must come from `target.api_endpoint`; with
 a deployment, `target.api_endpoint` must not carry `url` or `model_id` (the launcher
 fills them from the deployment). `evaluation.tasks` must list at least one task. With
@@ -79,13 +80,16 @@ def first_task_has_env(cfg, env) -> bool:
 @rule("NEL010", "launcher-refusal", "error")
 def check(ctx):
     cfg = ctx.cfg
+    bare = "defaults" not in cfg.doc.data  # a fragment: nel composes nothing into it
     for section, fix in SECTIONS.items():
         if cfg.get((section,)) is None:
             yield Hit(
                 (section,),
                 f"no `{section}` section: the launcher stops with "
-                f"\"Key '{section}' is not in struct\"",
+                f"\"Key '{section}' is not in struct\""
+                + (" (the file has no `defaults:` list, so nothing provides it)" if bare else ""),
                 fix=fix,
+                line=1 if bare else None,
             )
     evaluation = cfg.get(("evaluation",))
     if isinstance(evaluation, dict) and not evaluation.get("tasks"):

@@ -3,19 +3,21 @@
 ## What it does
 Recognises a file that nel 0.2.6 cannot read as it stands but another tool resolves
 first: it calls resolvers nel does not register (`${art:checkpoint,path}` and the like;
-nel has OmegaConf's `oc.*` and its own `select_not_null`), or it has no `defaults:`
-list. Training frameworks keep such files and produce the nel config from them with
-their own CLI. No other rule runs on it.
+nel has OmegaConf's `oc.*` and its own `select_not_null`). Training frameworks keep such
+files and produce the nel config from them with their own CLI. No other rule runs on it.
+A file that only lacks a `defaults:` list (a documentation fragment: a hosted endpoint,
+a Lepton deployment block, an export block) is not a wrapper: `nel run --config` reads
+it as it stands and refuses it, so every rule runs on the sections it has (NEL010 names
+the missing ones, NEL005 an `execution.env_vars`).
 
 ## Why is this bad
 Read as a nel config it gets a page of findings that are all consequences of the wrong
-reader (an unsupported interpolation, no `execution` defaults, a walltime the wrapper
-fills in), and the one true statement is lost among them.
+reader (an unsupported interpolation, a walltime the wrapper fills in), and the one true
+statement is lost among them.
 
 Severity: warning, `nel run` on this file as it stands fails (`Unsupported
-interpolation type art`, or the sections its missing `defaults:` list would provide are
-absent), but the tool it is written for may resolve it into a sound config; preflight
-cannot tell.
+interpolation type art`), but the tool it is written for may resolve it into a sound
+config; preflight cannot tell.
 
 ## Example
 ```yaml
@@ -27,8 +29,9 @@ deployment:
 ```
 
 ## Use instead
-Check the nel config the wrapper writes out (its resolved file) with preflight, or add
-a `defaults:` list and plain values if this file is meant for `nel run` directly.
+Check the nel config the wrapper writes out (its resolved file) with preflight, or
+replace the resolver calls with plain values if this file is meant for `nel run`
+directly.
 """
 
 from evalkit.config.interpolation import walk_strings
@@ -57,8 +60,8 @@ def check(ctx):
         path,
         f"not a plain nel 0.2.6 config: {reason}; it looks like another tool's config "
         "that resolves into one, so no other rule ran",
-        fix="run preflight on the nel config the wrapper writes out, or add a defaults: "
-        "list and plain values if nel reads this file directly",
+        fix="run preflight on the nel config the wrapper writes out, or use plain values "
+        "if nel reads this file directly",
         line=None if path else 1,
         token=token,
     )
