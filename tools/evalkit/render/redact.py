@@ -38,7 +38,8 @@ def redact_data(value: Any, name: str | None = None) -> Any:
         return KNOWN.replace(value)
     # A number under a secret name that is no count (PASSWORD: 12345678), or equal to a
     # known secret: a quoted placeholder, so the document stays valid JSON.
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if (secret_name and not is_harmless_value(str(value), name)) or str(value) in KNOWN:
-            return placeholder(name or KNOWN.label(str(value)))
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return value
+    if (secret_name and not is_harmless_value(str(value), name)) or str(value) in KNOWN:
+        return placeholder(name or KNOWN.label(str(value)))
     return value

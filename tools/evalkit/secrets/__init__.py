@@ -16,7 +16,6 @@ Where a secret can come from decides how it is found (docs/ARCHITECTURE.md, "Sec
 from __future__ import annotations
 
 import re
-from typing import Any
 
 # A name is secret when one of its words (split at `_`, `-`, `.`, case-insensitive) is in
 # SECRET_WORDS. The launcher 0.2.6 reads API keys from variables it is told the name of

@@ -14,6 +14,7 @@ search is linear in the line's length (a 10 MB log line included).
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from evalkit.secrets import is_harmless_value, is_secret_name
@@ -23,17 +24,15 @@ from evalkit.secrets.shapes import find_shapes
 QUOTE_LIMIT = 200  # characters of a log line shown
 
 _KEYWORDS = ("TOKEN", "KEY", "SECRET", "PASS", "PWD", "PW", "CREDENTIAL", "AUTH", "COOKIE", "API")
-# NAME then a separator then the value. The name starts at a boundary and is at most 160
-# characters (possessive: no backtracking), so each start costs a bounded number of steps.
-_ASSIGN = re.compile(
-    r"(?<![\w.+-])(?P<name>[\w.+-]{1,160}+)(?P<sep>[\"']?[ \t]{0,8}[:=][ \t]{0,8})"
-    r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.)*+)\"?|'(?P<sq>[^'\n]*+)'?|(?P<bare>[^\s\"'\\<>&]++))"
+# NAME then a separator; the value is read after it only for a secret name, so a value
+# never hides the next assignment (`Error: WANDB_API=...`). The name starts at a boundary
+# and is at most 160 characters (possessive: no backtracking).
+_ASSIGN = re.compile(r"(?<![\w.+-])(?P<name>[\w.+-]{1,160}+)[\"']?[ \t]{0,8}[:=][ \t]{0,8}")
+_VALUE = re.compile(
+    r"\"(?P<dq>(?:[^\"\\\n]|\\.)*+)\"?|'(?P<sq>[^'\n]*+)'?|(?P<bare>[^\s\"'\\<>&]++)"
 )
 # `--api-key VALUE` / `--hf-token VALUE`: a flag, a space, the value.
-_FLAG = re.compile(
-    r"(?<![\w.+-])(?P<name>--?[\w-]{1,160}+)(?P<sep>[ \t]{1,8})"
-    r"(?P<bare>[^\s\"'\\<>&-][^\s\"'\\<>&]*+)"
-)
+_FLAG = re.compile(r"(?<![\w.+-])(?P<name>--?[\w-]{1,160}+)[ \t]{1,8}(?=[^\s\"'\\<>&-])")
 # A header whose whole value is the credential (`Authorization: Token abc`, a cookie): the
 # value runs to the end of the line, scheme word included; a quoted one is left to _ASSIGN.
 _HEADER = re.compile(
@@ -44,10 +43,31 @@ _HEADER = re.compile(
 _ESCAPED = re.compile(r"\\u00(?P<hex>2[dD]|3[0-9]|[46][1-9a-fA-F]|[57][0-9aA]|5[fF])")
 
 
-def _unescape(text: str) -> str:
+def _unescaped(text: str) -> tuple[str, list[int]]:
+    """`text` with the escapes read, and where each escape stands in it (sorted), so a
+    span found there is cut from `text` itself."""
     if "\\u00" not in text:
-        return text
-    return _ESCAPED.sub(lambda m: chr(int(m.group("hex"), 16)), text)
+        return text, []
+    parts, marks, at = [], [], 0
+    for match in _ESCAPED.finditer(text):
+        parts += [text[at : match.start()], chr(int(match.group("hex"), 16))]
+        marks.append(match.start() - 5 * len(marks))  # each escape is 6 characters for 1
+        at = match.end()
+    parts.append(text[at:])
+    return "".join(parts), marks
+
+
+def _original(position: int, marks: list[int]) -> int:
+    return position + 5 * bisect.bisect_left(marks, position)
+
+
+def _secret_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, label) in `text` itself, merged, escapes looked through."""
+    plain, marks = _unescaped(text)
+    spans = _merged(_spans(plain))
+    if not marks:
+        return spans
+    return [(_original(a, marks), _original(b, marks), lab) for a, b, lab in spans]
 
 
 def _spans(text: str) -> list[tuple[int, int, str]]:
@@ -58,20 +78,25 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
         return found
     for match in _HEADER.finditer(text):
         found.append((match.start("value"), match.end("value"), match.group("name")))
-    for pattern in (_ASSIGN, _FLAG):
-        for match in pattern.finditer(text):
-            span = _assigned(match)
-            if span is not None:
-                found.append(span)
+    covered = 0  # the end of the last value read: each character is read as a value once
+    for match in sorted([*_ASSIGN.finditer(text), *_FLAG.finditer(text)], key=lambda m: m.start()):
+        if match.start() < covered or not is_secret_name(match.group("name")):
+            continue
+        value = _VALUE.match(text, match.end())
+        if value is None:
+            continue
+        covered = value.end()
+        span = _assigned(match.group("name"), value)
+        if span is not None:
+            found.append(span)
     return found
 
 
-def _assigned(match: re.Match[str]) -> tuple[int, int, str] | None:
-    name = match.group("name")
+def _assigned(name: str, match: re.Match[str]) -> tuple[int, int, str] | None:
     groups = match.groupdict()
     kind = next(k for k in ("dq", "sq", "bare") if groups.get(k) is not None)
     value = groups[kind]
-    if not is_secret_name(name) or is_harmless_value(value, name):
+    if is_harmless_value(value, name):
         return None
     start, end = match.span(kind)
     if value.startswith("lit:"):
@@ -96,9 +121,8 @@ def redact_quoted(text: str) -> str:
     """`text` with every secret it holds replaced by `<redacted:LABEL>`."""
     if not text:
         return text
-    text = _unescape(text)
     parts, at = [], 0
-    for start, end, label in _merged(_spans(text)):
+    for start, end, label in _secret_spans(text):
         parts += [text[at:start], placeholder(label)]
         at = end
     parts.append(text[at:])
@@ -106,10 +130,17 @@ def redact_quoted(text: str) -> str:
 
 
 def find_secrets(text: str, names: bool = True) -> list[tuple[str, str]]:
-    """(label, value) of each secret in `text`; `names=False`: by shape only."""
-    text = _unescape(text)
-    spans = _spans(text) if names else [(s, e, lab) for lab, s, e in find_shapes(text)]
-    return [(label, text[start:end]) for start, end, label in _merged(spans)]
+    """(label, value) of each secret in `text`, as written there; `names=False`: by
+    shape only."""
+    if names:
+        return [(label, text[a:b]) for a, b, label in _secret_spans(text)]
+    plain, marks = _unescaped(text)
+    found = []
+    for label, a, b in find_shapes(plain):
+        if marks:
+            a, b = _original(a, marks), _original(b, marks)
+        found.append((label, text[a:b]))
+    return found
 
 
 def quote(text: str, limit: int = QUOTE_LIMIT) -> str:

@@ -50,26 +50,79 @@ def _shape(label, literal, pattern, source, check=None) -> Shape:
 
 SHAPES: tuple[Shape, ...] = (
     # Hugging Face user access tokens: "hf_" + 34 letters and digits.
-    _shape("hf-token", "hf_", r"hf_(?<![A-Za-z0-9]hf_)[A-Za-z0-9]{30,}", "hf.co/docs/hub/security-tokens"),  # noqa: E501
+    _shape(
+        "hf-token",
+        "hf_",
+        r"hf_(?<![A-Za-z0-9]hf_)[A-Za-z0-9]{30,}",
+        "hf.co/docs/hub/security-tokens",
+    ),
     # NGC personal and service API keys start "nvapi-".
-    _shape("ngc-api-key", "nvapi-", r"nvapi-(?<![A-Za-z0-9]nvapi-)[\w-]{20,}", "docs.nvidia.com/ngc"),  # noqa: E501
+    _shape(
+        "ngc-api-key", "nvapi-", r"nvapi-(?<![A-Za-z0-9]nvapi-)[\w-]{20,}", "docs.nvidia.com/ngc"
+    ),
     # OpenAI secret keys "sk-", "sk-proj-", "sk-svcacct-"; Anthropic's "sk-ant-" too.
-    _shape("openai-key", "sk-", r"sk-(?<![\w-]sk-)[\w-]{20,}", "platform.openai.com/docs/api-reference", _random),  # noqa: E501
+    _shape(
+        "openai-key",
+        "sk-",
+        r"sk-(?<![\w-]sk-)[\w-]{20,}",
+        "platform.openai.com/docs/api-reference",
+        _random,
+    ),
     # Stripe secret and restricted keys.
-    _shape("stripe-key", "k_live_", r"[sr]k_live_(?<![\w-].k_live_)[A-Za-z0-9]{20,}", "docs.stripe.com/keys"),  # noqa: E501
+    _shape(
+        "stripe-key",
+        "k_live_",
+        r"[sr]k_live_(?<![\w-].k_live_)[A-Za-z0-9]{20,}",
+        "docs.stripe.com/keys",
+    ),
     # GitHub tokens ghp_ gho_ ghu_ ghs_ ghr_ and fine-grained github_pat_.
-    _shape("github-token", "gh", r"gh[pousr]_(?<![A-Za-z0-9]gh._)[A-Za-z0-9]{30,}", "github.blog 2021-04-05"),  # noqa: E501
-    _shape("github-token", "github_pat_", r"github_pat_(?<![A-Za-z0-9]github_pat_)\w{22,}", "github.blog"),  # noqa: E501
+    _shape(
+        "github-token",
+        "gh",
+        r"gh[pousr]_(?<![A-Za-z0-9]gh._)[A-Za-z0-9]{30,}",
+        "github.blog 2021-04-05",
+    ),
+    _shape(
+        "github-token",
+        "github_pat_",
+        r"github_pat_(?<![A-Za-z0-9]github_pat_)\w{22,}",
+        "github.blog",
+    ),
     # GitLab personal access tokens.
-    _shape("gitlab-token", "glpat-", r"glpat-(?<![\w-]glpat-)[\w-]{20,}", "docs.gitlab.com/ee/security/tokens"),  # noqa: E501
+    _shape(
+        "gitlab-token",
+        "glpat-",
+        r"glpat-(?<![\w-]glpat-)[\w-]{20,}",
+        "docs.gitlab.com/ee/security/tokens",
+    ),
     # AWS access key ids: AKIA (long-term) or ASIA (temporary) + 16; the secret access key
     # has no shape of its own and is caught by its name (AWS_SECRET_ACCESS_KEY).
-    _shape("aws-access-key-id", "A", r"A[KS]IA(?<![A-Z0-9]A.IA)[A-Z0-9]{16}(?![A-Z0-9])", "AWS IAM user guide"),  # noqa: E501
+    _shape(
+        "aws-access-key-id",
+        "A",
+        r"A[KS]IA(?<![A-Z0-9]A.IA)[A-Z0-9]{16}(?![A-Z0-9])",
+        "AWS IAM user guide",
+    ),
     # Google API keys: "AIza" + 35.
-    _shape("google-api-key", "AIza", r"AIza(?<![A-Za-z0-9]AIza)[\w-]{35}", "cloud.google.com/docs/authentication/api-keys"),  # noqa: E501
+    _shape(
+        "google-api-key",
+        "AIza",
+        r"AIza(?<![A-Za-z0-9]AIza)[\w-]{35}",
+        "cloud.google.com/docs/authentication/api-keys",
+    ),
     # Slack tokens xoxb- xoxp- xoxa- xoxr- xoxs-, browser xoxc-, refresh xoxe-; app xapp-.
-    _shape("slack-token", "xox", r"xox[abceprs]-(?<![A-Za-z0-9]xox.-)[A-Za-z0-9-]{10,}", "api.slack.com/authentication/token-types"),  # noqa: E501
-    _shape("slack-token", "xapp-", r"xapp-(?<![A-Za-z0-9]xapp-)[A-Za-z0-9-]{10,}", "api.slack.com/authentication/token-types"),  # noqa: E501
+    _shape(
+        "slack-token",
+        "xox",
+        r"xox[abceprs]-(?<![A-Za-z0-9]xox.-)[A-Za-z0-9-]{10,}",
+        "api.slack.com/authentication/token-types",
+    ),
+    _shape(
+        "slack-token",
+        "xapp-",
+        r"xapp-(?<![A-Za-z0-9]xapp-)[A-Za-z0-9-]{10,}",
+        "api.slack.com/authentication/token-types",
+    ),
     # JSON Web Tokens: base64url of '{"' is "eyJ"; header.payload.signature (RFC 7519).
     _shape("jwt", "eyJ", r"eyJ(?<![\w-]eyJ)[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]*", "RFC 7519"),
     # HTTP bearer and basic credentials (RFC 6750 section 2.1, RFC 7617).
@@ -77,18 +130,36 @@ SHAPES: tuple[Shape, ...] = (
     _shape("basic-auth", "Basic ", r"(?<=Basic )[A-Za-z0-9+/=]{8,}", "RFC 7617"),
     # The password in a URL's userinfo, scheme://user:password@host, the user possibly
     # empty (redis://:pw@host) (RFC 3986 section 3.2.1).
-    _shape("url-password", "://", r"(?<=://)[^\s/:@]{0,256}:(?P<s>[^\s/@]{1,256})(?=@)", "RFC 3986"),  # noqa: E501
+    _shape(
+        "url-password", "://", r"(?<=://)[^\s/:@]{0,256}:(?P<s>[^\s/@]{1,256})(?=@)", "RFC 3986"
+    ),
     # A credential in a URL's query: ?key=..., &access_token=..., a signed URL's sig=.
-    _shape("url-query", "?", r"[?&](?P<name>[A-Za-z_][\w.-]{0,63}+)=(?P<s>[^&#\s\"'<>]{1,2048})", "RFC 3986", _query_name),  # noqa: E501
+    _shape(
+        "url-query",
+        "?",
+        r"[?&](?P<name>[A-Za-z_][\w.-]{0,63}+)=(?P<s>[^&#\s\"'<>]{1,2048})",
+        "RFC 3986",
+        _query_name,
+    ),
     # `curl -u user:password`, `--user user:password` (curl(1), option -u).
-    _shape("user-password", "-u", r"(?<![\w-])(?:-u|--user)(?:[ \t]{1,4}|=)[\"']?[^\s:\"']{1,256}:(?P<s>[^\s\"']{1,256})", "curl(1)"),  # noqa: E501
+    _shape(
+        "user-password",
+        "-u",
+        r"(?<![\w-])(?:-u|--user)(?:[ \t]{1,4}|=)[\"']?[^\s:\"']{1,256}:(?P<s>[^\s\"']{1,256})",
+        "curl(1)",
+    ),
     # A PEM private key (RFC 7468): its body up to the END line, on one line or many
     # (base64 and line breaks hold no '-').
     _shape("private-key", "PRIVATE KEY-----", r"(?<=PRIVATE KEY-----)[^-]{16,}", "RFC 7468"),
     # One body line of a key quoted alone: DER in base64 starts "MI" (SEQUENCE, RFC 7468
     # section 10); an OpenSSH key's body starts with base64 of "openssh-key-v1".
     _shape("private-key", "MI", r"(?<![A-Za-z0-9+/])MI[A-Za-z0-9+/]{60,}={0,2}", "RFC 7468"),
-    _shape("private-key", "b3BlbnNzaC1rZXktdjE", r"b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]{8,}", "OpenSSH PROTOCOL.key"),  # noqa: E501
+    _shape(
+        "private-key",
+        "b3BlbnNzaC1rZXktdjE",
+        r"b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]{8,}",
+        "OpenSSH PROTOCOL.key",
+    ),
 )
 # (label, literal, compiled pattern), as NEL101 and older callers read them.
 SHAPE_PATTERNS = tuple((s.label, s.literal, s.pattern) for s in SHAPES)
