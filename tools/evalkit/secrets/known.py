@@ -50,6 +50,11 @@ class KnownSecrets:
     def __bool__(self) -> bool:
         return bool(self._labels)
 
+    def found_in(self, text: str) -> bool:
+        """True when printing `text` would redact part of it (a `--diff` that would no
+        longer apply as printed)."""
+        return self.replace(text) != text
+
     def replace(self, text: str) -> str:
         """`text` with each known value replaced by `<redacted:ITS NAME>`."""
         if not self._labels or not text:
