@@ -371,3 +371,11 @@ def test_a_written_config_holds_exactly_the_given_values(run_cli, tmp_path_facto
     deployment = yaml.safe_load(out.read_text())["deployment"]
     assert deployment["checkpoint_path"] == path
     assert deployment["served_model_name"] == served
+
+
+def test_the_working_directory_is_no_secret(run_cli, tmp_path, monkeypatch):
+    # PWD ends in a word that marks a password elsewhere (DB_PWD); the shell's own is a path.
+    monkeypatch.setenv("PWD", str(tmp_path))
+    cfg = _config(tmp_path, {})
+    _, out, _ = run_cli("preflight", cfg)
+    assert str(cfg) in out

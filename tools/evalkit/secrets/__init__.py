@@ -66,7 +66,8 @@ def is_secret_name(name: str) -> bool:
     words = [w for w in _WORD_SPLIT.split(last.upper()) if w]
     if not words or words[-1] in NOT_SECRET_TAILS:
         return False
-    if words in (["KEY"], ["KEYS"], ["API"], ["PASS"]):  # a metric, a map key, an API kind
+    # A metric or map key, an API kind, the shell's working directory: no credential.
+    if words in (["KEY"], ["KEYS"], ["API"], ["PASS"], ["PWD"]):
         return False
     return words[-1] in SECRET_TAILS or any(w in SECRET_WORDS for w in words)
 

@@ -15,6 +15,7 @@ search is linear in the line's length (a 10 MB log line included).
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
 
 from evalkit.secrets import is_harmless_value, is_secret_name
@@ -79,7 +80,8 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     for match in _HEADER.finditer(text):
         found.append((match.start("value"), match.end("value"), match.group("name")))
     covered = 0  # the end of the last value read: each character is read as a value once
-    for match in sorted([*_ASSIGN.finditer(text), *_FLAG.finditer(text)], key=lambda m: m.start()):
+    names = heapq.merge(_ASSIGN.finditer(text), _FLAG.finditer(text), key=lambda m: m.start())
+    for match in names:
         if match.start() < covered or not is_secret_name(match.group("name")):
             continue
         value = _VALUE.match(text, match.end())
