@@ -379,3 +379,18 @@ def test_the_working_directory_is_no_secret(run_cli, tmp_path, monkeypatch):
     cfg = _config(tmp_path, {})
     _, out, _ = run_cli("preflight", cfg)
     assert str(cfg) in out
+
+
+def test_a_secret_anywhere_in_a_config_is_a_finding(run_cli, tmp_path):
+    # NEL103 extended: the config keeps it, preflight says where, the value is never shown.
+    text = MRCR_EXAMPLE.read_text()
+    marker = "  pre_cmd: uv pip install"
+    assert marker in text
+    text = text.replace(marker, "  pre_cmd: export WANDB_API_KEY=plainValue013 && uv pip install")
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(text + f"notes: {HF}\n")
+    _, out, err = run_cli("preflight", cfg, "--format", "json")
+    found = {f["path"]: f["message"] for f in json.loads(out)["findings"] if f["rule"] == "NEL103"}
+    assert found.get("notes", "").startswith("a secret (hf-token)"), found
+    assert any(p.endswith("pre_cmd") and "WANDB_API_KEY" in m for p, m in found.items()), found
+    assert HF not in out + err and "plainValue013" not in out + err
