@@ -4,8 +4,8 @@ Such text may hold a secret nobody announced, so it is searched for
 - the value of a secret-named variable (`NAME=value`, `NAME: value`, `"NAME": "value"`,
   `export NAME=value`, `-o +deployment.env_vars.NAME=value`, `--api-key value`, a
   `Cookie:` or `Authorization:` header to the end of the line);
-- a credential shape (evalkit.secrets.shapes), after JSON's `\\u0068` escapes of letters
-  and digits are read as the characters they stand for;
+- a credential shape (evalkit.secrets.shapes), looking through JSON's `\\u0068` escapes
+  of letters and digits (the text shown keeps its escapes; only the secret is replaced);
 - an exact value known to be secret (evalkit.secrets.known).
 `quote` searches the whole line and only then cuts it, so a cut never shows a secret's
 head. Every pattern starts at a literal or a boundary and has no nested quantifier: the
