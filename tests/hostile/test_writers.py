@@ -86,7 +86,7 @@ def test_init_refuses_its_facts_file(run_cli, tmp_path):
     _refused(run_cli, (*base, "-o", tmp_path / "ok.yaml"), facts)
 
 
-def test_write_output_guards_and_redacts(tmp_path):
+def test_write_output_guards_and_writes_exactly(tmp_path):
     from evalkit.errors import UsageError
     from evalkit.render.output import write_output
 
@@ -95,7 +95,8 @@ def test_write_output_guards_and_redacts(tmp_path):
     with pytest.raises(UsageError):
         write_output(run / "logs" / "x.log", "x", inputs=[run])
     out = write_output(tmp_path / "out.md", "HF_TOKEN=abc123\n", inputs=[run])
-    assert out.read_text() == "HF_TOKEN=<redacted:HF_TOKEN>\n"
+    # issue 30: a written file holds what it was given; reports are redacted as data first
+    assert out.read_text() == "HF_TOKEN=abc123\n"
     with pytest.raises(UsageError):
         write_output(tmp_path / "out.md", "again", inputs=[run])
     write_output(tmp_path / "out.md", "again", inputs=[run], force=True)

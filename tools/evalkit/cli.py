@@ -85,8 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from evalkit.render.output import redacting_streams
+    from evalkit.secrets.known import KNOWN, remember_env
 
-    # Every byte a command prints (usage errors included) passes the redaction layer.
+    # Every byte a command prints (usage errors included) passes the redaction layer; the
+    # environment's secret values are known from the start (docs/ARCHITECTURE.md, Secrets).
+    KNOWN.clear()
+    remember_env(os.environ)
     with redacting_streams():
         return _main(argv)
 

@@ -171,9 +171,13 @@ def _write(result, args) -> list[str]:
     paths = _targets(result, args.output, args.force)
     written = []
     for rendered, path in zip(result.configs, paths, strict=True):
+        # Written as given, never filtered: a secret in it is said, not silently edited.
+        result.warnings += _secret_warnings(path or rendered.output.file_name, rendered.text)
         if path is None:
             if args.format == "text":
-                sys.stdout.write(rendered.text)
+                from evalkit.render.output import write_structured
+
+                write_structured(rendered.text)
             continue
         from evalkit.render.output import write_output
 
@@ -182,6 +186,16 @@ def _write(result, args) -> list[str]:
         write_output(path, rendered.text, inputs, args.force)
         written.append(str(path))
     return written
+
+
+def _secret_warnings(path, text: str) -> list[str]:
+    from evalkit.secrets.quote import secrets_in_file
+
+    return [
+        f"{path}:{line}: holds a secret ({label}), written as given: keep the file private "
+        "or pass the value from the environment (host:VAR)"
+        for line, label in secrets_in_file(text)
+    ]
 
 
 def _derived(rendered) -> dict:

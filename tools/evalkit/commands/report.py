@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from evalkit.commands.compare import load_options
     from evalkit.comparison.suite import compare_suite
     from evalkit.errors import UsageError
-    from evalkit.render.output import check_destination, write_output
+    from evalkit.render.output import check_destination, write_output, write_structured
     from evalkit.render.redact import redact_data
     from evalkit.render.release_report import render_html, render_markdown
     from evalkit.render.report import write_json
@@ -82,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         write_output(args.output, body, inputs, args.force)
         if args.format == "text":
             print(f"{args.output}: gate {document['gate']}")
+    elif args.format == "html":
+        write_structured(body)  # built from redacted data: no text rewrite after escaping
     else:
         sys.stdout.write(body)
     return code

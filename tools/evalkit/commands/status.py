@@ -68,7 +68,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     import sys
     import time
 
@@ -89,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     while True:
         statuses = monitor.refresh(time.time())
         if args.format == "json":
-            sys.stdout.write(json.dumps(document(statuses), allow_nan=False) + "\n")
+            write_json(document(statuses), indent=None)  # one line per frame
         else:
             # A terminal gets the frame redrawn in place; a pipe or file gets each frame.
             sys.stdout.write(("\x1b[H\x1b[2J" if in_place else "\n") + render(statuses))

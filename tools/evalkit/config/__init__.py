@@ -17,6 +17,7 @@ from evalkit.config.model import NelConfig
 from evalkit.config.yamldoc import MAX_BYTES, YamlDoc, format_path, parse_document
 from evalkit.errors import InputError
 from evalkit.inputs import read_text
+from evalkit.secrets.quote import remember_config
 
 
 def load_document(path: str) -> YamlDoc:
@@ -60,6 +61,7 @@ def build_config(doc: YamlDoc, overrides: Sequence[str] = ()) -> NelConfig:
         path = ov.apply(data, item)
         overridden[path] = item.raw
     check_expansion(data, doc)  # before anything resolves an interpolation
+    remember_config(data)  # its secrets (overrides included) are redacted in every output
     return NelConfig(
         doc=doc,
         data=data,

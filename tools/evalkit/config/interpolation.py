@@ -20,6 +20,7 @@ from typing import Any
 from evalkit.config.yamldoc import Path, format_path
 from evalkit.errors import InputError
 from evalkit.inputs import read_bytes
+from evalkit.secrets.known import remember_env
 
 _REF = r"[A-Za-z_][\w-]*(?:\.[\w-]+)*"
 _SIMPLE = re.compile(
@@ -82,6 +83,7 @@ def launch_environment(cwd: str | None = None, env_file: str | None = None) -> d
             continue
         key, _, value = line.removeprefix("export ").partition("=")
         env.setdefault(key.strip(), value.strip().strip("'\""))
+    remember_env(env)  # a dotenv secret is redacted in every output
     return env
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.errors import UsageError
+from evalkit.secrets.quote import quote
 from evalkit.skillroot import find_skill_file
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -82,14 +83,14 @@ def last_error_line(text: str) -> str:
     lines = ANSI.sub("", text).splitlines()
     for raw in reversed(lines):
         if is_exception_line(raw):
-            return raw.strip()[:300]
+            return quote(raw, 300)  # the launcher's output may hold a secret
     for raw in reversed(lines):
         line = raw.rstrip()
         if not line.strip() or raw[:1].isspace():
             continue
         if line.lstrip().startswith(NOISE):
             continue
-        return line.strip()[:300]
+        return quote(line, 300)
     return "(no error output)"
 
 

@@ -1,8 +1,11 @@
-"""The one way a command writes a file: redacted, never onto an input, never silently over
-an existing file.
+"""The one way a command writes a file: never onto an input, never silently over an
+existing file, and exactly the text it is given (a config from `init -o` holds what the
+user gave; a report was built from redacted data, evalkit.render.redact).
 
-`redacting_streams()` does the same for stdout and stderr: `cli.main` runs every command
-inside it, so text, JSON and SARIF all pass through `redact_text` line by line.
+`redacting_streams()` guards stdout and stderr: `cli.main` runs every command inside it,
+and plain text passes `redact_text` (known secret values only) line by line. A
+structured document is already redacted as data and goes out untouched through
+`write_structured`, so no text rewrite can break its syntax.
 """
 
 from __future__ import annotations
@@ -53,10 +56,10 @@ def write_output(
     inputs: Iterable[str | os.PathLike[str]] = (),
     force: bool = False,
 ) -> Path:
-    """Write `text`, redacted, to `output` after `check_destination`; atomically, so a
+    """Write `text` as given to `output` after `check_destination`; atomically, so a
     failed write leaves the old file (and any hard link to it) as it was."""
     target = check_destination(output, inputs, force)
-    body = redact_text(text)
+    body = text
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as err:
@@ -101,6 +104,11 @@ class RedactingStream(io.TextIOBase):
     def flush(self) -> None:
         self._target.flush()
 
+    def write_verbatim(self, text: str) -> None:
+        """Pending text redacted, then `text` as it is (a redacted document)."""
+        self.finish()
+        self._target.write(text)
+
     def finish(self) -> None:
         if self._pending:
             self._target.write(redact_text(self._pending))
@@ -116,6 +124,15 @@ class RedactingStream(io.TextIOBase):
 
     def fileno(self) -> int:
         return self._target.fileno()
+
+
+def write_structured(text: str, out=None) -> None:
+    """A serialised document built from redacted data: written without a text rewrite."""
+    out = out or sys.stdout
+    if isinstance(out, RedactingStream):
+        out.write_verbatim(text)
+    else:
+        out.write(text)
 
 
 @contextlib.contextmanager

@@ -25,12 +25,13 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def write_json(document: Any, out: IO[str] | None = None) -> None:
+def write_json(document: Any, out: IO[str] | None = None, indent: int | None = 2) -> None:
+    from evalkit.render.output import write_structured
     from evalkit.render.redact import redact_data
 
-    out = out or sys.stdout
-    json.dump(redact_data(_finite(document)), out, indent=2, ensure_ascii=False, allow_nan=False)
-    out.write("\n")
+    doc = redact_data(_finite(document))  # as data: the JSON text is never rewritten
+    text = json.dumps(doc, indent=indent, ensure_ascii=False, allow_nan=False)
+    write_structured(text + "\n", out or sys.stdout)
 
 
 def findings_text(findings: Iterable[Finding], show_fix: bool = True) -> str:

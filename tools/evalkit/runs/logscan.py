@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.runs.serverlog import STATS_MARK, VllmLogStats
+from evalkit.secrets.quote import quote
 
 GYM_COMMIT_BANNER = "=== NeMo Gym commit ==="
 MAX_HITS = 3  # log lines quoted per check; the count covers the rest
@@ -35,7 +36,7 @@ class LogScan:
         self.counts[bucket] = self.counts.get(bucket, 0) + 1
         hits = getattr(self, bucket)
         if len(hits) < MAX_HITS:
-            hits.append((line_no, text.strip()[:200]))
+            hits.append((line_no, quote(text)))  # redacted whole, then cut
 
 
 # A pip/uv line such as "+ tiktoken==0.9.0" is healthy; only a failure naming it counts.
@@ -77,7 +78,7 @@ def scan_log(name: str, lines: Iterable[str], first_line: int = 1) -> LogScan:
     after_banner = False
     for line_no, line in enumerate(lines, start=first_line):
         if after_banner and line.strip():
-            scan.commits.append((line_no, line.strip()[:200]))
+            scan.commits.append((line_no, quote(line)))
             after_banner = False
         if GYM_COMMIT_BANNER in line:
             after_banner = True

@@ -27,6 +27,7 @@ from evalkit.inputs import iter_log_lines, iter_records, open_binary
 from evalkit.runs.layout import TaskRun, resolve_task_runs
 from evalkit.runs.rollouts import Rollout, ScanStats, iter_rollouts
 from evalkit.runs.settings import SAMPLING_KEYS, RunSettings, read_run_settings
+from evalkit.secrets.quote import quote
 
 # The template bootstrap prints one of these, then the Gym version on the next line: a
 # 40-hex commit (git-backed image) or `baked-in <version>` (GDPVal's non-git fallback).
@@ -379,7 +380,7 @@ def read_gym_versions(logs_dir: Path | None) -> list[tuple[str, int, str]]:
             after = False
             for line_no, line in enumerate(iter_log_lines(log), start=1):
                 if after and line.strip():
-                    found.append((log.name, line_no, line.strip()[:200]))
+                    found.append((log.name, line_no, quote(line)))
                     after = False
                 if any(banner in line for banner in GYM_VERSION_BANNERS):
                     after = True

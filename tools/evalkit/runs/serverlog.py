@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from evalkit.secrets.quote import quote
+
 STATS_MARK = "GPU KV cache usage:"
 _WAITING = re.compile(r"(?:Waiting|Pending): (\d+) reqs")
 _PREEMPTIONS = re.compile(r"Preemptions: (\d+)")
@@ -81,7 +83,7 @@ class VllmLogStats:
 
     def _note(self, line_no: int, line: str) -> None:
         if self.first_preemption is None:
-            self.first_preemption = (line_no, line.strip()[:200])
+            self.first_preemption = (line_no, quote(line))
 
     @property
     def preempted(self) -> int:

@@ -22,6 +22,7 @@ Balance quotes and heredocs in every command the config carries.
 """
 
 from evalkit.preflight.registry import Hit, rule
+from evalkit.secrets.quote import quote
 
 
 @rule("NEL802", "rendered-script-syntax", "error", scope="launcher")
@@ -31,7 +32,7 @@ def check(ctx):
         return
     for failure in result.syntax_errors:
         where = f" at line {failure.line}" if failure.line is not None else ""
-        shown = f"; the line reads: {failure.source[:160]}" if failure.source else ""
+        shown = f"; the line reads: {quote(failure.source, 160)}" if failure.source else ""
         yield Hit(
             (),
             f"rendered script {failure.script} fails `bash -n`{where}: {failure.message}{shown}",
