@@ -131,3 +131,18 @@ def test_unset_submit_time_variables_get_stand_ins_for_the_dry_run_alone(
     code, out, stdout, _ = check(run_cli, tmp_path, "--nel", nel_executable(), "--force")
     assert "ran with stand-in values for USER, HF_TOKEN" in stdout
     assert "evalkit-dry-run-placeholder" not in out.read_text()
+
+
+@pytest.mark.launcher
+def test_a_refused_dry_run_is_said_in_text_even_with_stand_ins(run_cli, tmp_path, monkeypatch):
+    # Found by an agent: with stand-in values the REFUSED line was skipped (exit 1, no why).
+    for key, value in DRY_RUN_ENV.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("USER")
+    missing = tmp_path / "no-such.env"
+    code, _, stdout, _ = check(
+        run_cli, tmp_path, "--nel", nel_executable(), "--env-file", str(missing)
+    )
+    assert code == 1
+    assert "dry-run: REFUSED: " in stdout
+    assert "ran with stand-in values for USER" in stdout

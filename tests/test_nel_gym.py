@@ -65,7 +65,7 @@ def _run(
     }
     env.update(extra_env or {})
     return subprocess.run(
-        [BASH, str(WRAPPER), *args], env=env, capture_output=True, text=True, timeout=30
+        [BASH, str(WRAPPER), *args], env=env, capture_output=True, text=True, timeout=300
     )
 
 

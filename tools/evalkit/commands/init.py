@@ -346,16 +346,16 @@ def _print_check(doc: dict) -> None:
             print(f"  dry-run: not run here ({run['why']}); to get one: {run['get_one']}")
         elif run["accepted"]:
             print(f"  dry-run: accepted ({run['command']})")
+        else:
+            print(f"  dry-run: REFUSED: {run.get('error', '')} (read {run.get('read', '')})")
+            for line in run.get("syntax_errors", []):
+                print(f"    bash -n: {line}")
         if run.get("placeholders"):
             names = ", ".join(run["placeholders"])
             print(
                 f"    ran with stand-in values for {names}, unset in this shell: the file "
                 "is checked; set them (or put them in .env) before the real launch"
             )
-        else:
-            print(f"  dry-run: REFUSED: {run.get('error', '')} (read {run.get('read', '')})")
-            for line in run.get("syntax_errors", []):
-                print(f"    bash -n: {line}")
         print("  commands:")
         for name, command in doc["commands"][path].items():
             print(f"    {name + ':':<10} {command}")
