@@ -8,28 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import pytest
 import yaml
 
+from helpers.facts import FP8_MOE, FP8_MOE_FACTS
 from helpers.nel import DRY_RUN_ENV, dry_run, nel_executable
 
-FP8_MOE = Path(__file__).parent / "fixtures" / "init" / "qwen3-235b-a22b-fp8"
-FACTS = {
-    "hostname": "login.cluster.example",
-    "account": "my-team",
-    "partition": "batch",
-    "output_dir": "/lustre/my-team/evals",
-    "gym_image": "registry.example/my-team/nemo-gym-git:26.05",
-    "thinking": True,
-    "reasoning_parser": "qwen3",
-    "checkpoint_path": "/lustre/models/Qwen3-235B-A22B-FP8",
-    "served_model_name": "qwen3-235b-fp8",
-    "gpus_per_node": 8,
-    "gpu_mem_gib": 80,
-    "max_nodes": 2,
-}
+FACTS = FP8_MOE_FACTS
 
 
 def check(run_cli, tmp_path, *extra, facts=FACTS):

@@ -21,28 +21,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from helpers.facts import FP8_MOE_FACTS
 from helpers.nel import DRY_RUN_ENV
 
 REPO = Path(__file__).resolve().parent.parent
 CHECKPOINT = "tests/fixtures/init/qwen3-235b-a22b-fp8"
 SUITE = "tests/data/suite"
 CANARY_RUN = "tests/data/runs/mrcr-canary"
-FACTS = {
-    "hostname": "login.cluster.example",
-    "account": "my-team",
-    "partition": "batch",
-    "output_dir": "/lustre/my-team/evals",
-    "gym_image": "registry.example/my-team/nemo-gym-git:26.05",
-    "thinking": True,
-    "reasoning_parser": "qwen3",
-    "checkpoint_path": "/lustre/models/Qwen3-235B-A22B-FP8",
-    "served_model_name": "qwen3-235b-fp8",
-    "gpus_per_node": 8,
-    "gpu_mem_gib": 80,
-    "max_nodes": 2,
-    "walltime": "04:00:00",
-    "context": 262144,
-}
+FACTS = {**FP8_MOE_FACTS, "walltime": "04:00:00", "context": 262144}
 
 
 def _tracked_files() -> list[str]:

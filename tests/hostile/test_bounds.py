@@ -16,24 +16,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from helpers.facts import FP8_MOE, FP8_MOE_FACTS
+
 from .conftest import MRCR_EXAMPLE
 from .test_readers import RSS_BOUND_KB, evalkit, one_line_naming
 
-FP8_MOE = Path(__file__).resolve().parents[1] / "fixtures" / "init" / "qwen3-235b-a22b-fp8"
-FACTS = {
-    "hostname": "login.cluster.example",
-    "account": "my-team",
-    "partition": "batch",
-    "output_dir": "/lustre/my-team/evals",
-    "gym_image": "registry.example/my-team/nemo-gym-git:26.05",
-    "thinking": True,
-    "reasoning_parser": "qwen3",
-    "checkpoint_path": "/lustre/models/Qwen3-235B-A22B-FP8",
-    "served_model_name": "qwen3-235b-fp8",
-    "gpus_per_node": 8,
-    "gpu_mem_gib": 80,
-    "max_nodes": 2,
-}
+FACTS = FP8_MOE_FACTS
 
 
 def plant_dotenv(where: Path, kind: str) -> None:

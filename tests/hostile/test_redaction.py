@@ -19,24 +19,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from helpers.facts import FP8_MOE, FP8_MOE_FACTS
+
 from .conftest import CANARY, MRCR_EXAMPLE
 
 FAST = ("--bootstrap", "200")
-FP8_MOE = CANARY.parents[2] / "fixtures" / "init" / "qwen3-235b-a22b-fp8"
-FACTS = {  # as tests/test_init_check.py
-    "hostname": "login.cluster.example",
-    "account": "my-team",
-    "partition": "batch",
-    "output_dir": "/lustre/my-team/evals",
-    "gym_image": "registry.example/my-team/nemo-gym-git:26.05",
-    "thinking": True,
-    "reasoning_parser": "qwen3",
-    "checkpoint_path": "/lustre/models/Qwen3-235B-A22B-FP8",
-    "served_model_name": "qwen3-235b-fp8",
-    "gpus_per_node": 8,
-    "gpu_mem_gib": 80,
-    "max_nodes": 2,
-}
+FACTS = FP8_MOE_FACTS
 HF = "hf_ABCDEFGHIJKLMNOPQRSTUVWXYZ123456"
 PEM_BODY = "MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB"
 
