@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from evalkit.errors import InputError
@@ -59,3 +61,19 @@ def test_reading_never_modifies_the_input(tmp_path):
     before = path.stat().st_mtime_ns, path.read_bytes()
     load_yaml(path)
     assert (path.stat().st_mtime_ns, path.read_bytes()) == before
+
+
+def test_a_folder_holding_one_invocation_is_read_as_that_invocation(tmp_path):
+    # Agents under the protocol passed runs/baseline (the copied output_dir) and got
+    # "no task runs found"; one invocation below is unambiguous, several are named.
+    import shutil
+
+    from evalkit.runs.layout import resolve_task_runs
+
+    suite = Path(__file__).parent / "data" / "suite"
+    shutil.copytree(suite / "baseline", tmp_path / "out" / "20261130_101500-251f45f35485995a")
+    found = resolve_task_runs(tmp_path / "out")
+    assert sorted(t.name for t in found) == ["nemo_gym.0", "simple_evals.gpqa_diamond.1"]
+    shutil.copytree(suite / "candidate", tmp_path / "out" / "20261130_101501-7aa04d744155723a")
+    with pytest.raises(InputError, match="several invocation directories here, pass one: "):
+        resolve_task_runs(tmp_path / "out")

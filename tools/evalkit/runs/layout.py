@@ -155,9 +155,28 @@ def _resolve(p: Path) -> list[TaskRun]:
     except OSError as err:  # permission denied, a directory that vanished
         raise InputError(f"cannot list directory ({err.strerror or err})", p) from None
     if not tasks:
-        raise InputError(
-            "no task runs found (expected <task>.<idx>/ with artifacts/ or logs/, "
-            "a task directory, or an artifacts directory)",
-            p,
-        )
+        return _one_invocation_below(p)
     return [_task_run(t) for t in tasks]
+
+
+def _one_invocation_below(p: Path) -> list[TaskRun]:
+    """A folder holding invocation directories (the output_dir, or a copy of one): its only
+    invocation is meant; several are named, so the user picks one in the next call."""
+    try:
+        below = sorted(
+            child
+            for child in p.iterdir()
+            if child.is_dir() and any(_is_task_dir(t) for t in child.iterdir() if t.is_dir())
+        )
+    except OSError as err:
+        raise InputError(f"cannot list directory ({err.strerror or err})", p) from None
+    if len(below) == 1:
+        return _resolve(below[0])
+    if below:
+        names = ", ".join(child.name for child in below[:10])
+        raise InputError(f"several invocation directories here, pass one: {names}", p)
+    raise InputError(
+        "no task runs found (expected <task>.<idx>/ with artifacts/ or logs/, "
+        "a task directory, or an artifacts directory)",
+        p,
+    )
