@@ -49,8 +49,25 @@ exit codes: 0 clean or valid; 1 findings or failed verdict; 2 usage or unreadabl
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors quote the argument with its secrets hidden (a value in
+    a credential's shape or under a secret name is redacted even if no file declared it)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        from evalkit.secrets.quote import redact_quoted
+
+        super().error(redact_quoted(message))
+
+
+def _usage_line(name: str, err: Exception) -> str:
+    from evalkit.secrets.quote import redact_quoted
+
+    # `init --set judge_url=https://user:PW@host/v1` is refused by quoting the value.
+    return redact_quoted(f"evalkit {name}: error: {err}")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="evalkit",
         description=(
             "Checks and scores for NeMo Evaluator Launcher "
@@ -104,7 +121,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         return int(args._run(args))
     except EvalkitError as err:
-        print(f"evalkit {args._name}: error: {err}", file=sys.stderr)
+        print(_usage_line(args._name, err), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"evalkit {args._name}: interrupted", file=sys.stderr)

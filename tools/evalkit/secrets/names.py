@@ -34,6 +34,13 @@ SECRET_TAILS = frozenset({"PASS", "PWD", "PW", "API", "AUTH"})
 NOT_SECRET_TAILS = frozenset(
     {"NAME", "NAMES", "FILE", "PATH", "DIR", "ENV", "VAR", "VARS", "ID", "TYPE", "URL"}
 )
+# A TOKEN right after one of these words is a piece of model text, not a credential: the
+# 0.2.6 adapter's `start_reasoning_token` / `end_reasoning_token` ("<think>", "</think>";
+# nemo_evaluator 0.2.8 adapters/adapter_config.py, the schema's only such keys), and the
+# tokenizer's special tokens (eos_token, pad_token).
+TEXT_TOKEN_WORDS = frozenset(
+    {"REASONING", "THINK", "THINKING", "EOS", "BOS", "PAD", "UNK", "SEP", "CLS", "MASK", "STOP"}
+)
 # Values that are safe to show under a secret name: references and placeholders.
 HARMLESS = frozenset(
     {"", "dummy", "none", "null", "empty", "placeholder", "???", "-", "n/a", "true", "false"}
@@ -57,7 +64,14 @@ def is_secret_name(name: str) -> bool:
     # A metric or map key, an API kind, the shell's working directory: no credential.
     if words in (["KEY"], ["KEYS"], ["API"], ["PASS"], ["PWD"]):
         return False
-    return words[-1] in SECRET_TAILS or any(w in SECRET_WORDS for w in words)
+    secret = [i for i, w in enumerate(words) if w in SECRET_WORDS]
+    if secret and all(_text_token(words, i) for i in secret) and words[-1] not in SECRET_TAILS:
+        return False
+    return words[-1] in SECRET_TAILS or bool(secret)
+
+
+def _text_token(words: list[str], i: int) -> bool:
+    return words[i] in ("TOKEN", "TOKENS") and i > 0 and words[i - 1] in TEXT_TOKEN_WORDS
 
 
 def is_harmless_value(value: str, name: str | None = None) -> bool:

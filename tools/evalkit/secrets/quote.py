@@ -23,6 +23,7 @@ from typing import Any
 from evalkit.secrets.known import KNOWN, placeholder
 from evalkit.secrets.names import is_harmless_value, is_secret_name
 from evalkit.secrets.shapes import find_shapes
+from evalkit.secrets.shell import without_comments
 
 QUOTE_LIMIT = 200  # characters of a log line shown
 
@@ -147,6 +148,21 @@ def find_secrets(text: str, names: bool = True) -> list[tuple[str, str]]:
     return found
 
 
+def config_secrets(text: str) -> list[tuple[str, str]]:
+    """(label, value) of each secret a config string holds. A string with a blank may be
+    a command: its NAME=value assignments are read outside its shell comments (`# SECRETS:
+    set -x ...` assigns nothing), while a credential shape counts anywhere, comments
+    included. A path has no blank: it is searched by shape only."""
+    if not any(c.isspace() for c in text):
+        return find_secrets(text, names=False)
+    code = without_comments(text)
+    if code == text:
+        return find_secrets(text)
+    found = find_secrets(code)
+    seen = {value for _, value in found}
+    return found + [hit for hit in find_secrets(text, names=False) if hit[1] not in seen]
+
+
 def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
     """A line as evalkit shows it: stripped, redacted whole, then cut to `limit`."""
     return redact_quoted(text.strip())[:limit]
@@ -177,6 +193,5 @@ def remember_config(value: Any, name: str | None = None) -> None:
         if name and is_secret_name(name) and not is_harmless_value(text, name):
             KNOWN.add(text, name)
         elif isinstance(value, str):
-            # A path has no blank: only a command's words are read as assignments.
-            for label, found in find_secrets(text, names=any(c.isspace() for c in text)):
+            for label, found in config_secrets(text):
                 KNOWN.add(found, label)

@@ -8,9 +8,10 @@ PASSWORD, CREDENTIALS, ... as a whole `_`-separated word; `TOKENIZERS_PARALLELIS
 (an `hf_...` token, a key, a password in a URL), the same tests the redaction of every
 output uses. Outside the env vars it flags a credential-shaped value anywhere in the
 config and, in a command (`pre_cmd`, `command`), a secret-named assignment such as
-`export WANDB_API_KEY=...`. `lit:dummy` style placeholder keys for a self-deployed
-endpoint (`DUMMY_API_KEY: lit:dummy`), a variable's name and a number are fine. The
-value is never shown. This is also how a config evalkit writes (`init -o`) reports a
+`export WANDB_API_KEY=...`; a shell comment (`# SECRETS: set -x traces ...`) assigns
+nothing and is read for credential shapes only. `lit:dummy` style placeholder keys for
+a self-deployed endpoint (`DUMMY_API_KEY: lit:dummy`), a variable's name and a number
+are fine. The value is never shown. This is also how a config evalkit writes (`init -o`) reports a
 secret the user gave it: the file keeps it as given, and this rule says so.
 
 ## Why is this bad
@@ -38,7 +39,7 @@ evaluation:
 
 from evalkit.preflight.registry import Hit, rule
 from evalkit.secrets import is_harmless_value, is_secret_name, looks_secret
-from evalkit.secrets.quote import find_secrets
+from evalkit.secrets.quote import config_secrets
 
 
 @rule("NEL103", "secret-as-literal", "error")
@@ -75,8 +76,7 @@ def _elsewhere(value, path, env_paths):
         for index, item in enumerate(value):
             yield from _elsewhere(item, path + (index,), env_paths)
     elif isinstance(value, str):
-        # A path has no blank: only a command's words are read as NAME=value.
-        found = find_secrets(value, names=any(c.isspace() for c in value))
+        found = config_secrets(value)  # a command's comments assign nothing
         if found:
             labels = ", ".join(sorted({label for label, _ in found}))
             yield Hit(

@@ -3,7 +3,8 @@
 ## What it does
 Follows `set -x` / `set +x` through each multi-line command (gym parameters that the
 line pulls in with `{{config.params.extra.nemo_gym.*}}` included; quoted heredoc bodies
-are skipped because they are only written, not run).
+are skipped because they are only written, not run; shell comments, found as bash finds
+them, run nothing).
 
 ## Why is this bad
 `set -x` prints each command after expansion, so `+hf_token=$HF_TOKEN` lands in the
@@ -31,6 +32,7 @@ command: |
 import re
 
 from evalkit.preflight.registry import Hit, rule
+from evalkit.secrets.shell import without_comments
 
 SECRET_REF = re.compile(r"\$\{?([A-Za-z_]*(?:TOKEN|API_KEY|SECRET|PASSWORD)[A-Za-z_0-9]*)")
 SET = re.compile(r"^\s*set\s+([-+][A-Za-z]+)")
@@ -53,7 +55,8 @@ def check(ctx):
         params = _gym_params(ctx, path)
         tracing = False
         heredoc_end = None
-        for line in value.splitlines():
+        # Comments blanked: `# set -x`, `echo ok  # $HF_TOKEN` and `# ... <<EOF` run nothing.
+        for line in without_comments(value).splitlines():
             if heredoc_end is not None:
                 if line.strip() == heredoc_end:
                     heredoc_end = None
@@ -65,7 +68,7 @@ def check(ctx):
                     tracing = opts.startswith("-")
             expanded = GYM_REF.sub(lambda g, p=params: str(p.get(g.group(1), "")), line)
             secret = SECRET_REF.search(expanded)
-            if tracing and secret and not line.lstrip().startswith("#"):
+            if tracing and secret:
                 yield Hit(
                     path,
                     f"${secret.group(1)} is expanded while `set -x` traces "

@@ -1,8 +1,9 @@
 """A `#` inside a folded (`>`) shell command such as `deployment.command`.
 
 ## What it does
-Looks for a word starting with `#` in any folded scalar whose key is `command`,
-`base_command`, `pre_cmd` or `post_cmd` (the gym parameter strings are NEL402).
+Looks for a shell comment, a `#` that begins a word outside quotes as bash reads it, in
+any folded scalar whose key is `command`, `base_command`, `pre_cmd` or `post_cmd` (the
+gym parameter strings are NEL402). A `#` inside a quoted argument is no comment.
 
 ## Why is this bad
 YAML joins the lines of a folded scalar into one line and keeps the `#` as text. bash
@@ -26,7 +27,7 @@ Put the comment above the key, outside the scalar.
 """
 
 from evalkit.preflight.registry import Hit, rule
-from evalkit.preflight.rules.nel402_gym_folded_hash import HASH_WORD
+from evalkit.secrets.shell import comment_spans
 
 SHELL_KEYS = ("command", "base_command", "pre_cmd", "post_cmd")
 
@@ -34,7 +35,9 @@ SHELL_KEYS = ("command", "base_command", "pre_cmd", "post_cmd")
 @rule("NEL306", "folded-command-comment", "error")
 def check(ctx):
     for path, value in ctx.user_strings():
-        if not path or path[-1] not in SHELL_KEYS or not HASH_WORD.search(value):
+        if not path or path[-1] not in SHELL_KEYS or "#" not in value:
+            continue
+        if not comment_spans(value):  # a quoted '#' ('{"a": "#1"}') is an argument
             continue
         span = ctx.cfg.doc.spans.get(tuple(path))
         if span is None or span.style != ">":
