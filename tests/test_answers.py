@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from helpers.bundled import GPQA, MRCR, task_dir
+
 DATA = Path(__file__).resolve().parent / "data"
 CANARY = DATA / "runs" / "mrcr-canary" / "nemo_gym.0"
 SUITE = DATA / "suite"
@@ -161,7 +163,7 @@ def test_compare_says_what_it_already_ran_and_the_rerun(run_cli):
 
 
 def test_compare_not_comparable_names_the_rerun_per_failed_trust_check(run_cli):
-    base = SUITE / "baseline" / "nemo_gym.0"
+    base = task_dir("baseline", MRCR)
     code, out, _ = run_cli("compare", base, base, *FAST, "--margin", "0.5")
     assert code == 1
     steps = after(out, "\nnext:\n")
@@ -179,8 +181,8 @@ def test_compare_markdown_is_a_release_note_with_each_scores_source(run_cli):
     assert code == 1
     assert out.startswith("## Accuracy: candidate vs baseline: inconclusive\n")
     for side in (base, cand):
-        rollouts = side / "nemo_gym.0" / "artifacts" / "evaluator_rollouts.jsonl"
-        items = side / "simple_evals.gpqa_diamond.1" / "artifacts" / "gpqa_diamond"
+        rollouts = task_dir(side.name, MRCR) / "artifacts" / "evaluator_rollouts.jsonl"
+        items = task_dir(side.name, GPQA) / "artifacts" / "gpqa_diamond"
         assert f"in `{rollouts}`" in out
         # GPQA is scored from the harness's own per-item rows; the results.yml key is named
         assert "(gpqa_diamond_score_micro in results.yml)` in " in out
@@ -202,7 +204,7 @@ def test_compare_json_rows_carry_the_score_source(run_cli):
     base, cand = SUITE / "baseline", SUITE / "candidate"
     _, out, _ = run_cli("compare", base, cand, *FAST, "--format", "json")
     rows = {row["benchmark"]: row for row in json.loads(out)["tasks"]}
-    artifacts = cand / "simple_evals.gpqa_diamond.1" / "artifacts"
+    artifacts = task_dir(cand.name, GPQA) / "artifacts"
     assert rows["gpqa"]["source"]["cand"] == {
         "file": str(artifacts / "gpqa_diamond" / "cache" / "cache.sqlite" / "cache.db"),
         "key": "score per item, mean of scored and failed items "

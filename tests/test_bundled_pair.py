@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.bundled import GPQA, MRCR, task_dir
 from helpers.oracle import cache_dir, pip_download
 
 SUITE = Path(__file__).parent / "data" / "suite"
@@ -42,9 +43,9 @@ def test_compare_verdict_is_inconclusive_with_the_loss_in_8_needle_items(run_cli
     doc = json.loads(out)
     assert doc["kind"] == "suite" and doc["gate"] == "inconclusive"
     rows = _rows(doc)
-    assert set(rows) == {"nemo_gym.0", "simple_evals.gpqa_diamond.1"}
+    assert set(rows) == {MRCR, GPQA}
 
-    mrcr = rows["nemo_gym.0"]
+    mrcr = rows[MRCR]
     assert mrcr["benchmark"] == "mrcr" and mrcr["paired"] and mrcr["n"] == 90
     assert mrcr["verdict"] == "inconclusive"
     assert mrcr["validation"] == {"base": "valid", "cand": "valid"}
@@ -57,7 +58,7 @@ def test_compare_verdict_is_inconclusive_with_the_loss_in_8_needle_items(run_cli
         assert s_lo < 0 < s_hi, needles  # equal within noise
     assert strata["8"]["delta"] < min(strata["2"]["delta"], strata["4"]["delta"]) - 15
 
-    gpqa = rows["simple_evals.gpqa_diamond.1"]
+    gpqa = rows[GPQA]
     assert gpqa["paired"] is True and gpqa["n"] == 198 and gpqa["verdict"] == "inconclusive"
     assert (gpqa["benchmark"], gpqa["scale"], gpqa["margin"]) == ("gpqa", "0-1", 1.0)
     assert 50 < gpqa["base"] < 100 and 3 < gpqa["ci95"][1] - gpqa["delta"] < 7
@@ -67,7 +68,7 @@ def test_compare_verdict_is_inconclusive_with_the_loss_in_8_needle_items(run_cli
 
 def test_trust_checks_pass_on_the_pair(run_cli):
     code, out, err = run_cli(
-        "compare", BASE / "nemo_gym.0", CAND / "nemo_gym.0", "--format", "json"
+        "compare", task_dir("baseline", MRCR), task_dir("candidate", MRCR), "--format", "json"
     )
     doc = json.loads(out)["tasks"][0]["detail"]  # one task: the suite document, detail nested
     trust = {check["id"]: check for check in doc["trust"]}
@@ -119,7 +120,7 @@ def test_the_generator_reproduces_the_pair_byte_for_byte(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     bundled = sorted(p.relative_to(SUITE) for p in SUITE.rglob("*") if p.is_file())
     made = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
-    runs = ("baseline", "candidate", "candidate-reasoning")
+    runs = ("baseline", "candidate", "candidate-reasoning", "configs")
     assert [p for p in made] == [p for p in bundled if p.parts[0] in runs]
     for rel in made:
         assert (out / rel).read_bytes() == (SUITE / rel).read_bytes(), rel

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from evalkit.errors import InputError
@@ -69,11 +67,24 @@ def test_a_folder_holding_one_invocation_is_read_as_that_invocation(tmp_path):
     import shutil
 
     from evalkit.runs.layout import resolve_task_runs
+    from helpers.bundled import MRCR, task_dir
 
-    suite = Path(__file__).parent / "data" / "suite"
-    shutil.copytree(suite / "baseline", tmp_path / "out" / "20261130_101500-251f45f35485995a")
-    found = resolve_task_runs(tmp_path / "out")
-    assert sorted(t.name for t in found) == ["nemo_gym.0", "simple_evals.gpqa_diamond.1"]
-    shutil.copytree(suite / "candidate", tmp_path / "out" / "20261130_101501-7aa04d744155723a")
+    shutil.copytree(task_dir("baseline", MRCR).parent, tmp_path / "one" / "inv")
+    assert [t.name for t in resolve_task_runs(tmp_path / "one")] == [MRCR]
+
+
+def test_invocations_of_distinct_tasks_are_one_side_and_reruns_are_named(tmp_path):
+    # The bundled sides: MRCR standalone in one invocation, GPQA in another (issue 42).
+    import shutil
+
+    from evalkit.runs.layout import resolve_task_runs
+    from helpers.bundled import GPQA, MRCR, SUITE
+
+    found = resolve_task_runs(SUITE / "baseline")
+    assert sorted(t.name for t in found) == [MRCR, GPQA]
+    assert len({t.task_dir.parent for t in found}) == 2
+    shutil.copytree(SUITE / "baseline", tmp_path / "out")
+    for inv in (SUITE / "candidate").iterdir():  # a second run of each task: ambiguous
+        shutil.copytree(inv, tmp_path / "out" / inv.name)
     with pytest.raises(InputError, match="several invocation directories here, pass one: "):
         resolve_task_runs(tmp_path / "out")

@@ -20,10 +20,12 @@ from evalkit.benchmarks.run_failures import run_failures
 from evalkit.errors import InputError
 from evalkit.runs.outcomes import Outcome
 from evalkit.runs.run import load_runs
+from helpers.bundled import GPQA as GPQA_TASK
+from helpers.bundled import task_dir
 
 DATA = Path(__file__).resolve().parent / "data"
 OUTCOMES = DATA / "outcomes"
-GPQA = DATA / "suite" / "baseline" / "simple_evals.gpqa_diamond.1"
+GPQA = task_dir("baseline", GPQA_TASK)
 
 
 def _run(path: Path):

@@ -183,7 +183,7 @@ def test_simple_evals_gpqa_is_gpqa_in_points_and_takes_its_gate_margin(tmp_path,
     args = ("compare", SUITE / "baseline", SUITE / "candidate", "--format", "json", *FAST)
     _, out, _ = run_cli(*args, "--gate", gate)
     rows = {r["task"]: r for r in json.loads(out)["tasks"]}
-    gpqa = rows["simple_evals.gpqa_diamond.1"]
+    gpqa = rows["simple_evals.gpqa_diamond.0"]
     assert gpqa["benchmark"] == "gpqa" and gpqa["scale"] == "0-1"
     assert gpqa["margin"] == 25.0 and gpqa["margin_rule"].startswith("25")
     # Points: the results.yml values are 0-1 fractions, shown x100.

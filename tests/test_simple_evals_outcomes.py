@@ -13,10 +13,10 @@ from evalkit.benchmarks.harnesses import task_outcomes
 from evalkit.benchmarks.results_yml.denominators import item_means, mean_and_stderr
 from evalkit.runs.outcomes import ItemResult, Outcome, TaskOutcomes
 from evalkit.runs.run import load_runs
+from helpers.bundled import GPQA, task_dir
 
 SUITE = Path(__file__).parent / "data" / "suite"
-GPQA = "simple_evals.gpqa_diamond.1"
-BASE, CAND, BROKEN = (SUITE / s / GPQA for s in ("baseline", "candidate", "candidate-reasoning"))
+BASE, CAND, BROKEN = (task_dir(s, GPQA) for s in ("baseline", "candidate", "candidate-reasoning"))
 DB = Path("artifacts/gpqa_diamond/cache/cache.sqlite/cache.db")
 
 

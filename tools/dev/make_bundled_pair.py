@@ -11,7 +11,8 @@ ids and times; a second run writes the same bytes.
 What is real: MRCR rewards, prefix_matched and seq_match_ratio come from Gym's own
 `_grade`; the aggregate file from Gym's `compute_aggregate_metrics` with the MRCR server's
 `compute_metrics`/`get_key_metrics`, written as Gym's rollout collection writes it; each
-run.sub is the launcher's own dry-run rendering of the shipped MRCR template. What is
+run.sub is the launcher's own dry-run rendering of its config (configs/: per side the
+shipped MRCR template filled, standalone, and a GPQA config without Gym's parts). What is
 synthetic: the item texts, the model responses and the log contents. GPQA's results.yml,
 eval_factory_metrics.json and per-item databases come from nemo-evaluator + simple-evals
 run against a loopback stub (bundled_pair_gpqa.py), when --harness names their venv's
@@ -33,6 +34,7 @@ import tempfile
 from pathlib import Path
 
 import bundled_pair_gpqa as gpqa
+import yaml
 from bundled_pair_gym import aggregate, load_gym
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,15 +44,23 @@ SEED = 2025
 N_PER_STRATUM = 30  # items per needle count: a 90-rollout canary
 NEEDLES = (2, 4, 8)
 AGENT = "mrcr_n3_1m_benchmark_simple_agent"
-# Each side: its directory name, invocation id, job id, checkpoint, and how often it copies
-# the right turn per needle count (the candidate loses on 8-needle items only).
+# Each side is a folder of invocations, as the skill runs them: the MRCR canary standalone
+# in one invocation, GPQA in another. Per side: its checkpoint, which hit rates its
+# responses follow (the candidate loses on 8-needle items only), and per invocation its
+# launcher directory name (time and 16-hex id) and SLURM job id.
 SIDES = {
-    "baseline": ("20261130_101500-b5e1a7c04d2f9e63", 5100001, "model-bf16", 0),
-    "candidate": ("20261201_091200-c7d30b9e58a1f426", 5100002, "model-nvfp4", 1),
+    "baseline": ("model-bf16", 0),
+    "candidate": ("model-nvfp4", 1),
     # The candidate's model served with a broken reasoning setup: GPQA only.
-    "candidate-reasoning": ("20261202_081000-d4e6f8a0b2c41357", 5100003, "model-nvfp4", 1),
+    "candidate-reasoning": ("model-nvfp4", 1),
 }
-GPQA_ONLY = {"candidate-reasoning"}
+INVOCATIONS = {
+    ("baseline", "mrcr"): ("20261130_101500-b5e1a7c04d2f9e63", 5100001),
+    ("baseline", "gpqa"): ("20261130_103000-a3c5e7f9b1d20468", 5100011),
+    ("candidate", "mrcr"): ("20261201_091200-c7d30b9e58a1f426", 5100002),
+    ("candidate", "gpqa"): ("20261201_092700-e8f0a2c4d6b81357", 5100012),
+    ("candidate-reasoning", "gpqa"): ("20261202_081000-d4e6f8a0b2c41357", 5100003),
+}
 HIT_RATE = {0: {2: 0.98, 4: 0.98, 8: 0.98}, 1: {2: 0.98, 4: 0.98, 8: 0.78}}
 FILL = {  # the template's `???` blanks, obviously fake
     "hostname": "login.cluster.invalid",
@@ -207,31 +217,51 @@ def rollout(gym, rng: random.Random, item: dict, text: str, task: int, model: st
 # ---- the launcher's own run.sub ---------------------------------------------------------
 
 
-def filled_template(checkpoint: str) -> str:
-    """The shipped template with each `???` filled, a 90-item canary limit, and a GPQA
-    task from simple_evals beside the Gym task (so the suite has two rows)."""
+def filled_template(checkpoint: str, limit: int | None) -> str:
+    """The shipped template with each `???` filled and, for the canary, its item limit."""
     text = TEMPLATE.read_text()
     for key, value in {**FILL, "checkpoint_path": f"/lustre/fake/checkpoints/{checkpoint}"}.items():
         text, n = re.subn(rf"^(\s*(?:- )?{key}: )\?\?\?$", rf"\g<1>{value}", text, flags=re.M)
         assert n == 1, key
     assert not re.search(r": \?\?\?$", text, flags=re.M)
-    text = text.replace("limit_samples: null", f"limit_samples: {N_PER_STRATUM * len(NEEDLES)}")
-    # The task-level override keeps the canary limit off GPQA (198 items in full) and
-    # writes its token cap: a null is skipped when nemo-evaluator merges onto the framework
-    # defaults, so GPQA runs with simple-evals' 16384 either way; written, it shows.
-    # One request at a time: nemo-evaluator rounds its running token averages at every
-    # response, so their values depend on arrival order; serial keeps the bytes fixed.
-    # use_caching back on for GPQA alone (the template turns it off for Gym): it is
-    # nemo-evaluator's default, and only then does the adapter keep every response
-    # (with it off, only the html report's 5), which gives each item its finish_reason.
-    return text + (
-        "    - name: simple_evals.gpqa_diamond\n      nemo_evaluator_config:\n"
-        "        config:\n          params:\n            limit_samples: null\n"
-        f"            max_new_tokens: {gpqa.MAX_NEW_TOKENS}\n"
-        "            parallelism: 1\n"
-        "        target:\n          api_endpoint:\n            adapter_config:\n"
-        "              use_caching: true\n"
+    if limit is not None:
+        text = text.replace("limit_samples: null", f"limit_samples: {limit}")
+    return text
+
+
+def mrcr_config(checkpoint: str) -> str:
+    """The MRCR canary's config: the shipped template, filled, 90 items, nothing added."""
+    text = filled_template(checkpoint, N_PER_STRATUM * len(NEEDLES))
+    return text.replace("$schema=../../../schemas/", "$schema=../../../../schemas/", 1)
+
+
+def gpqa_config(checkpoint: str) -> str:
+    """GPQA's own config: the same cluster, server and generation settings as the MRCR
+    config (so both invocations judge one served model), without anything Gym's: no
+    `evaluation.pre_cmd` (it installs into /opt/Gym/.venv, which the simple-evals image
+    has not), no `params.extra.nemo_gym`, and the GPQA task alone. The settings the GPQA
+    harness files were produced with are kept: simple-evals' own 16384-token cap (a null
+    is skipped when nemo-evaluator merges onto the framework defaults, so it would apply
+    anyway; written, it shows), one request at a time (nemo-evaluator rounds its running
+    token averages at every response, so with concurrency the bytes depend on arrival
+    order), and adapter caching on (nemo-evaluator's default, which the MRCR template
+    turns off for Gym; only with it on does the adapter keep every response, which gives
+    each item its finish_reason)."""
+    data = yaml.safe_load(filled_template(checkpoint, None))
+    evaluation = data["evaluation"]
+    del evaluation["pre_cmd"]
+    params = evaluation["nemo_evaluator_config"]["config"]["params"]
+    del params["extra"]
+    params.update(max_new_tokens=gpqa.MAX_NEW_TOKENS, parallelism=1)
+    adapter = evaluation["nemo_evaluator_config"]["target"]["api_endpoint"]["adapter_config"]
+    adapter["use_caching"] = True
+    evaluation["tasks"] = [{"name": "simple_evals.gpqa_diamond"}]
+    head = (
+        "# yaml-language-server: $schema=../../../../schemas/nel-0.2.6-config.schema.json\n"
+        "# GPQA-Diamond on simple-evals, standalone: written by tools/dev/make_bundled_pair.py\n"
+        "# from recipes/examples/gym/example_mrcr.yaml with everything Gym's taken out.\n"
     )
+    return head + yaml.safe_dump(data, sort_keys=False, width=100, allow_unicode=True)
 
 
 def dry_run(config: Path) -> dict[str, str]:
@@ -315,25 +345,21 @@ def log_names(run_sub: str, job: int) -> list[str]:
     return sorted({n.replace("%A", str(job)).replace("%t", "0") for n in names})
 
 
-def write_side(
-    gym, out: Path, side: str, items: list[dict], scripts: dict, workdir: Path, run_gpqa
-) -> None:
-    inv_dir, job, checkpoint, index = SIDES[side]
-    rng = random.Random(f"{SEED}-{side}")
-    invocation = out / side
+def write_invocation(gym, out: Path, side: str, kind: str, items, scripts, workdir, run_gpqa):
+    """One invocation of one side: its task directories as the launcher lays them out."""
+    inv_dir, job = INVOCATIONS[(side, kind)]
+    rng = random.Random(f"{SEED}-{side}")  # the MRCR draws, as before the split
     for task, script in scripts.items():
-        if side in GPQA_ONLY and task.startswith("nemo_gym"):
-            continue
         script = fix_ids(script, inv_dir, workdir)
-        task_dir = invocation / task
+        task_dir = out / side / inv_dir / task
         (task_dir / "artifacts").mkdir(parents=True)
         (task_dir / "logs").mkdir()
         (task_dir / "run.sub").write_text(script)
         ef = config_ef(script)
         (task_dir / "artifacts" / "run_config.yml").write_text(ef)
         names = log_names(script, job)
-        if task.startswith("nemo_gym"):
-            write_mrcr(gym, task_dir, rng, items, HIT_RATE[index], names, job)
+        if kind == "mrcr":
+            write_mrcr(gym, task_dir, rng, items, HIT_RATE[SIDES[side][1]], names, job)
         else:
             write_gpqa(task_dir, run_gpqa(side, ef), names, job)
 
@@ -398,12 +424,16 @@ def gpqa_runner(harness: Path | None, work: Path):
     if harness is None:
         saved = {}
         for side in SIDES:
-            arts = ROOT / "tests/data/suite" / side / "simple_evals.gpqa_diamond.1" / "artifacts"
+            found = sorted((ROOT / "tests/data/suite" / side).glob("*/simple_evals.gpqa_diamond.*"))
+            arts = found[0] / "artifacts"
             saved[side] = {name: (arts / name).read_bytes() for name in gpqa.KEPT}
         return lambda side, _ef: saved[side]
     rows = gpqa.make_bank(SEED)
     cache = gpqa.write_cache(harness, rows, work)
     return lambda side, ef: gpqa.run_side(harness, cache, rows, side, ef, work)
+
+
+CONFIGS = {"mrcr": mrcr_config, "gpqa": gpqa_config}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -423,14 +453,20 @@ def main(argv: list[str] | None = None) -> int:
         gym = load_gym(args.sdist, work)
         items = make_items(random.Random(SEED))
         run_gpqa = gpqa_runner(args.harness, work)
+        configs = args.out / "configs"
+        if configs.exists():
+            shutil.rmtree(configs)
+        configs.mkdir(parents=True)
         for side in SIDES:
-            config = work / f"{side}.yaml"
-            config.write_text(filled_template(SIDES[side][2]))
-            scripts = dry_run(config)
-            target = args.out / side
-            if target.exists():
-                shutil.rmtree(target)
-            write_side(gym, args.out, side, items, scripts, work, run_gpqa)
+            if (args.out / side).exists():
+                shutil.rmtree(args.out / side)
+        for side, kind in INVOCATIONS:
+            name = f"{side}-{kind}.yaml"
+            text = CONFIGS[kind](SIDES[side][0])
+            (work / name).write_text(text)
+            (configs / name).write_text(text)
+            scripts = dry_run(work / name)
+            write_invocation(gym, args.out, side, kind, items, scripts, work, run_gpqa)
     return 0
 
 

@@ -29,7 +29,11 @@ import bundled_pair_gpqa as gpqa
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCE = ROOT / "tests/data/suite/candidate/simple_evals.gpqa_diamond.1/artifacts/run_config.yml"
+# The candidate's GPQA invocation (until the pair's split into one invocation per task,
+# the GPQA task of the combined MRCR + GPQA invocation; same settings, Gym's parameters aside).
+(SOURCE,) = (ROOT / "tests/data/suite/candidate").glob(
+    "*/simple_evals.gpqa_diamond.0/artifacts/run_config.yml"
+)
 FIXTURES = {
     # name: (items, {config.params path: value}, stub budget)
     "repeats": (12, {"extra.n_samples": 4, "parallelism": 4}, None),

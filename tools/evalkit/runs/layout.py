@@ -160,8 +160,11 @@ def _resolve(p: Path) -> list[TaskRun]:
 
 
 def _one_invocation_below(p: Path) -> list[TaskRun]:
-    """A folder holding invocation directories (the output_dir, or a copy of one): its only
-    invocation is meant; several are named, so the user picks one in the next call."""
+    """A folder holding invocation directories (the output_dir, or a copy of one). One
+    invocation is meant as itself; several make one side when no task name repeats
+    among them (a suite run as the skill prescribes: MRCR standalone in one invocation,
+    the other tasks in another); where one repeats (two runs of a task: a baseline and a
+    candidate, or a rerun), they are named, so the user picks one in the next call."""
     try:
         below = sorted(
             child
@@ -173,10 +176,20 @@ def _one_invocation_below(p: Path) -> list[TaskRun]:
     if len(below) == 1:
         return _resolve(below[0])
     if below:
-        names = ", ".join(child.name for child in below[:10])
-        raise InputError(f"several invocation directories here, pass one: {names}", p)
+        runs = [task for child in below for task in _resolve(child)]
+        names = [_task_name(task.name) for task in runs]
+        if len(set(names)) == len(names):
+            return runs
+        listed = ", ".join(child.name for child in below[:10])
+        raise InputError(f"several invocation directories here, pass one: {listed}", p)
     raise InputError(
         "no task runs found (expected <task>.<idx>/ with artifacts/ or logs/, "
         "a task directory, or an artifacts directory)",
         p,
     )
+
+
+def _task_name(directory: str) -> str:
+    """The task of a launcher task directory: `simple_evals.gpqa_diamond.1` -> without `.1`."""
+    head, _, index = directory.rpartition(".")
+    return head if head and index.isdigit() else directory
