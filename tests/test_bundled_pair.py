@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.bundled import GPQA, MRCR, task_dir
+from helpers.bundled import CONFIGS, GPQA, MRCR, task_dir
 from helpers.oracle import cache_dir, pip_download
 
 SUITE = Path(__file__).parent / "data" / "suite"
@@ -78,6 +78,76 @@ def test_trust_checks_pass_on_the_pair(run_cli):
     assert prov["base"]["invocation_id"] != prov["cand"]["invocation_id"]
     assert prov["base"]["checkpoint"].endswith("model-bf16")
     assert prov["cand"]["checkpoint"].endswith("model-nvfp4")
+
+
+# ---- the configs behind the runs (issue 42) ------------------------------------------
+
+LAUNCH_ENV = {"USER": "fake-user", "HF_TOKEN": "x"}  # what the launching shell exports
+
+
+def _findings(config: Path):
+    from evalkit.preflight.runner import Options, check_file
+
+    return check_file(str(config), Options(env=dict(LAUNCH_ENV)))
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
+def test_each_config_behind_the_runs_passes_preflight(config):
+    findings = _findings(config)
+    errors = [f"{f.line}: {f.rule} {f.message}" for f in findings if f.severity == "error"]
+    assert errors == []
+    assert not {"NEL401", "NEL411"} & {f.rule for f in findings}
+
+
+def test_each_invocation_was_rendered_from_its_config():
+    runs = sorted(SUITE.glob("*/*/*/run.sub"))
+    assert len(runs) == 5  # MRCR and GPQA per side, GPQA alone for candidate-reasoning
+    for run_sub in runs:
+        side, task = run_sub.parts[-4], run_sub.parts[-2]
+        kind = "mrcr" if task == MRCR else "gpqa"
+        name = f"{side}-{kind}.yaml"
+        assert (CONFIGS / name).is_file(), name
+        text = run_sub.read_text()
+        assert f"user_config_path: /home/fake-user/configs/{name}" in text, run_sub
+        tasks = [p.name for p in run_sub.parents[1].iterdir() if p.is_dir()]
+        assert tasks == [task], "one task per invocation"
+        if kind == "gpqa":  # nothing of Gym's reaches the simple-evals container
+            assert 'echo "" | base64 -d > pre_cmd.sh' in text, run_sub  # an empty pre_cmd
+            assert "/opt/Gym" not in text, run_sub
+
+
+def test_the_gpqa_harness_files_fit_the_config_that_stands_behind_them():
+    import yaml
+
+    for side in ("baseline", "candidate", "candidate-reasoning"):
+        arts = task_dir(side, GPQA) / "artifacts"
+        params = yaml.safe_load((arts / "run_config.yml").read_text())["config"]["params"]
+        words = yaml.safe_load((arts / "results.yml").read_text())["command"].split()
+        given = dict(zip(words, words[1:], strict=False))  # each flag and the word after it
+        expected = {
+            "--temperature": params["temperature"],
+            "--top_p": params["top_p"],
+            "--max_tokens": params["max_new_tokens"],
+            "--num_threads": params["parallelism"],
+            "--max_retries": params["max_retries"],
+            "--timeout": params["request_timeout"],
+        }
+        for flag, value in expected.items():
+            assert float(given[flag]) == float(value), (side, flag)
+
+
+def test_the_old_combined_config_gets_the_shared_pre_cmd_warning(tmp_path):
+    """The pair's former layout: the MRCR template with a simple-evals task beside the Gym
+    one, under one evaluation.pre_cmd that installs into /opt/Gym/.venv."""
+    text = (CONFIGS / "baseline-mrcr.yaml").read_text()
+    assert "  pre_cmd: uv pip install --no-cache --python /opt/Gym/.venv/bin/python" in text
+    combined = tmp_path / "combined.yaml"
+    combined.write_text(text + "    - name: simple_evals.gpqa_diamond\n")
+    hits = {f.rule: f for f in _findings(combined)}
+    assert hits["NEL411"].severity == "warning"
+    assert "simple_evals.gpqa_diamond" in hits["NEL411"].message
+    assert "move it onto the task" in hits["NEL411"].fix
+    assert hits["NEL401"].severity == "error"
 
 
 @pytest.mark.slow

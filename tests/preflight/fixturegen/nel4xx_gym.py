@@ -202,3 +202,48 @@ def generate():
         "a custom command that never reads the pin",
     )
     make("NEL410", "pass", "pin_checked_out", "mrcr", [], "the command checks the pin out")
+
+    # NEL411
+    gpqa_task = "    - name: simple_evals.gpqa_diamond\n\nexport:\n"
+    install = "uv pip install --no-cache --python /opt/Gym/.venv/bin/python tiktoken"
+    make(
+        "NEL411",
+        "fail",
+        "gym_install_reaches_gpqa",
+        "mrcr",
+        [
+            (
+                "  nemo_evaluator_config:\n    config:\n",
+                f"  pre_cmd: {install}\n  nemo_evaluator_config:\n    config:\n",
+            ),
+            ("\nexport:\n", gpqa_task),
+        ],
+        "evaluation.pre_cmd installs into the Gym venv; a simple-evals task inherits it",
+    )
+    make(
+        "NEL411",
+        "pass",
+        "install_on_the_gym_task",
+        "mrcr",
+        [
+            (
+                "      container: registry.example.org/gym/nemo-gym-git:26.05\n",
+                f"      container: registry.example.org/gym/nemo-gym-git:26.05\n      pre_cmd: {install}\n",
+            ),
+            ("\nexport:\n", gpqa_task),
+        ],
+        "the install is the Gym task's own pre_cmd",
+    )
+    make(
+        "NEL411",
+        "pass",
+        "gym_alone",
+        "mrcr",
+        [
+            (
+                "  nemo_evaluator_config:\n    config:\n",
+                f"  pre_cmd: {install}\n  nemo_evaluator_config:\n    config:\n",
+            )
+        ],
+        "one task: the evaluation's pre_cmd is the Gym task's",
+    )
