@@ -27,8 +27,8 @@ PREPARE = (
 # (NVIDIA/Model-Optimizer, plugins/modelopt/skills/evaluation/recipes/examples/gym/
 # example_mrcr.yaml: a `# SECRETS: ...` line inside the Gym command).
 GOLDEN_COMMENT = (
-    "              # SECRETS: `set -x` prints each line after expansion, so $HF_TOKEN\n"
-    "              # would reach the log. KEY: shown # TOKEN=notavalue\n"
+    "              # SECRETS: `set -x` prints each line after expansion, so the params'\n"
+    "              # $HF_TOKEN would reach the log. KEY: shown # TOKEN=notavalue\n"
 )
 
 # (command, the comments bash reads in it)
