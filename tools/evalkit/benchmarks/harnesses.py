@@ -4,7 +4,7 @@ with the same two functions:
 - `recognises(run) -> bool`: the task's artifacts hold this harness's per-item files;
 - `read_outcomes(run) -> TaskOutcomes`: every item with its outcome (runs/outcomes.py).
 
-`task_outcomes` asks them in order and returns the first reader's answer, or None for a
+`task_outcomes` asks the run's adapter (benchmarks/registry.py) for its items: None for a
 task whose harness leaves no per-item data (its score stays the results.yml headline).
 """
 
@@ -34,11 +34,10 @@ READERS: tuple[HarnessReader, ...] = (
 
 def task_outcomes(task) -> TaskOutcomes | None:
     """The task's items accounted for, read once per run, or None (no per-item data)."""
+    from evalkit.benchmarks.registry import adapter_for
+
     run = as_run(task)
-    if "_outcomes" not in run.__dict__:
-        found = next((r for r in READERS if r.recognises(run)), None)
-        run.__dict__["_outcomes"] = found.read_outcomes(run) if found else None
-    return run.__dict__["_outcomes"]
+    return adapter_for(run).items(run)
 
 
 __all__ = ["HarnessReader", "READERS", "task_outcomes"]

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.benchmarks import is_mrcr, rollout_pass
-from evalkit.benchmarks.harnesses import task_outcomes
+from evalkit.benchmarks import adapter_for
 from evalkit.checks.evidence import Evidence, RolloutFacts
 from evalkit.checks.model import Check, Expectation, expected_rollouts, verdict, worst
 from evalkit.checks.runner import run_rules
@@ -92,7 +91,8 @@ def gather(task: Any, expected_override: int | None = None) -> Evidence:
     from evalkit.runs.run import gym_version
 
     settings = task.settings
-    mrcr = is_mrcr(task)
+    adapter = adapter_for(task)  # chosen once; every fact below is asked of it
+    mrcr = adapter.name == "mrcr"  # MRCR's own checks (rollout counts, aggregate)
     metrics = load_json(task.metrics_path) if task.metrics_path.is_file() else None
     client = [read_log(p) for p in log_files(task.logs_dir, "client-")]
     server = [read_log(p) for p in log_files(task.logs_dir, "server-")]
@@ -103,7 +103,7 @@ def gather(task: Any, expected_override: int | None = None) -> Evidence:
     ]
     facts, agent = None, None
     if mrcr and task.rollouts_path.is_file():
-        scan = rollout_pass(task)  # the run's one pass over its rollouts
+        scan = task.scan(adapter.plan)  # the run's one pass over its rollouts
         stats, agg = scan.stats, scan.aggregate
         agent = scan.first_agent
         facts = RolloutFacts(
@@ -139,7 +139,9 @@ def gather(task: Any, expected_override: int | None = None) -> Evidence:
         gym_pin=pin,
         gym_pin_source=pin_source,
         gym_version=gym_version(task.gym_versions),
-        outcomes=None if mrcr or task.is_gym else task_outcomes(task),
+        outcomes=adapter.items(task),
+        headline=adapter.headline_or_none(task) if adapter.kind == "items" else None,
+        item_scale=adapter.item_scale(task),
     )
 
 

@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.benchmarks import gym_benchmark, is_mrcr, other_score, rollout_pass
-from evalkit.benchmarks.harnesses import task_outcomes
+from evalkit.benchmarks import adapter_for
 from evalkit.benchmarks.mrcr.variants import agent_of
 from evalkit.checks.model import FAIL
 from evalkit.checks.validate import validate_task
@@ -39,6 +38,7 @@ class GymSide:
     validation: tuple[str, list[str]] | None = None  # (verdict, failing checks) or None
     mixed_sampling: dict[str, list[float]] = field(default_factory=dict)
     copies_prompt: Callable[[Any], bool] | None = None  # Run.copies_prompt
+    strata: tuple[str, ...] = ("all",)  # the adapter's strata (MRCR: needle counts)
 
 
 def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None) -> GymSide:
@@ -46,7 +46,8 @@ def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None
     (responses_create_params), else what the config says."""
 
     run = as_run(task_run)
-    scan = rollout_pass(run)
+    adapter = adapter_for(run)
+    scan = run.scan(adapter.plan)
     settings = run.settings_or_empty
     agents = set(scan.agents)
     sampling = dict(scan.sampling)
@@ -68,12 +69,13 @@ def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None
         rollouts=scan.aggregate.rollouts if scan.aggregate is not None else len(scan.fingerprints),
         sampling=sampling,
         sampling_source=source,
-        benchmark=gym_benchmark(run),
+        benchmark=adapter.benchmark(run),
         fingerprints=scan.fingerprints,
         provenance=run.provenance.as_dict(),
         validation=validation,
         mixed_sampling=scan.mixed_sampling,
-        copies_prompt=run.copies_prompt,
+        copies_prompt=adapter.copies_prompt(run),
+        strata=adapter.strata,
     )
 
 
@@ -91,7 +93,7 @@ def results_headlines(task_run: Any) -> list[Headline]:
     its scale and stderr. When no documented key is found, every numeric score is
     compared instead (token telemetry left out), with its scale unknown."""
 
-    entry = other_score(task_run)
+    entry = adapter_for(task_run).headline(task_run)
     if entry.get("value") is not None:
         scale = entry.get("scale")
         return [
@@ -128,6 +130,7 @@ class SuiteTask:
     validation: tuple[str, list[str]]  # (verdict, failing check messages)
     headline: Any = None  # Headline, for results and items tasks
     outcomes: Any = None  # runs.outcomes.TaskOutcomes, for items tasks
+    adapter: Any = None  # benchmarks.adapter.Adapter, chosen once when loaded
 
 
 def validation_of(run: Run) -> tuple[str, list[str]]:
@@ -137,30 +140,32 @@ def validation_of(run: Run) -> tuple[str, list[str]]:
 
 
 def load_side(runs: list[Run]) -> list[SuiteTask]:
-    """The tasks of one side, from its runs as loaded once by the caller."""
+    """The tasks of one side, from its runs as loaded once by the caller; each run asks
+    its adapter (chosen once) what it holds."""
     tasks: list[SuiteTask] = []
     for run in runs:
+        adapter = adapter_for(run)
         validation = validation_of(run)  # streams the rollouts: the pass is then cached
-        if run.is_gym and run.rollouts_path.is_file():
-            tasks.append(SuiteTask(run, gym_benchmark(run), "gym", validation))
+        if adapter.kind == "gym":
+            if not run.rollouts_path.is_file():
+                raise InputError(
+                    "no rollouts file: Gym items cannot be paired without it", run.rollouts_path
+                )
+            tasks.append(SuiteTask(run, adapter.benchmark(run), "gym", validation, adapter=adapter))
             continue
-        if is_mrcr(run):
-            raise InputError(
-                "no rollouts file: MRCR items cannot be paired without it", run.rollouts_path
-            )
         try:
             headlines = results_headlines(run)
         except InputError:
             headlines = []  # validate already failed it (results-file); shown as no score
-        outcomes = task_outcomes(run)
+        outcomes = adapter.items(run)
         if outcomes is not None and outcomes.items and len(headlines) <= 1:
             label = headlines[0].task if headlines else run.name
             head = headlines[0] if headlines else None
-            tasks.append(SuiteTask(run, label, "items", validation, head, outcomes))
+            tasks.append(SuiteTask(run, label, "items", validation, head, outcomes, adapter))
             continue
         if not headlines:
-            tasks.append(SuiteTask(run, run.name, "results", validation))
+            tasks.append(SuiteTask(run, run.name, "results", validation, adapter=adapter))
         for headline in headlines:
             label = headline.task if len(headlines) == 1 else f"{headline.task}/{headline.metric}"
-            tasks.append(SuiteTask(run, label, "results", validation, headline))
+            tasks.append(SuiteTask(run, label, "results", validation, headline, adapter=adapter))
     return tasks

@@ -19,6 +19,8 @@ from evalkit.comparison.headlines import compare_headlines
 from evalkit.comparison.items import compare_gym
 from evalkit.comparison.outcome_items import compare_outcomes
 from evalkit.comparison.sides import SuiteTask, load_side, read_gym_side, to_points
+from evalkit.comparison.task_trust import all_checks, side_of_run
+from evalkit.comparison.trust import FAIL, NOTE
 from evalkit.errors import InputError
 from evalkit.runs.run import load_runs
 
@@ -37,17 +39,21 @@ def _by_benchmark(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
 # ---- per-task rows ----------------------------------------------------------------------
 
 
-def _validation_reasons(base: SuiteTask, cand: SuiteTask) -> list[str]:
-    reasons = []
-    for side, name in ((base, "baseline"), (cand, "candidate")):
-        verdict, why = side.validation
-        if verdict != "valid":
-            shown = "; ".join(why[:2])
-            reasons.append(
-                f"{name} {side.run.name} is {verdict} under evalkit validate"
-                + (f" ({shown})" if shown else "")
-            )
-    return reasons
+def _apply_trust(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
+    """The trust checks every task gets (comparison.task_trust) on a row without rollouts:
+    a failing one makes the row not_comparable, its message first among the reasons."""
+    checks = all_checks(
+        side_of_run(base.run, base.adapter, base.validation),
+        side_of_run(cand.run, cand.adapter, cand.validation),
+    )
+    row["trust"] = [c.as_dict() for c in checks]
+    failed = [c.message for c in checks if c.status == FAIL]
+    row.setdefault("notes", [])
+    row["notes"] = list(row["notes"]) + [c.message for c in checks if c.status == NOTE]
+    if failed:  # the decision's own reason no longer applies; earlier refusals still do
+        kept = list(row.get("reasons", [])) if row.get("verdict") == "not_comparable" else []
+        row["verdict"] = "not_comparable"
+        row["reasons"] = failed + kept
 
 
 def _gym_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) -> dict[str, Any]:
@@ -65,6 +71,7 @@ def _gym_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) ->
         "paired_why": f"items paired by content ({doc['n_paired']} paired, "
         f"{doc['n_unpaired_base']} only in base, {doc['n_unpaired_cand']} only in candidate)",
         "n": doc["n_paired"],
+        "pairing": doc["pairing"],
         "scale": "points (0-100)",
         "base": overall["base"],
         "cand": overall["cand"],
@@ -126,6 +133,7 @@ def _items_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) 
         margin=margin.resolve,
         seed=options["seed"],
         bootstrap=options["bootstrap"],
+        scales=(base.adapter.item_scale(base.run), cand.adapter.item_scale(cand.run)),
     )
     row["provenance"] = {
         "base": base.run.provenance.as_dict(),
@@ -208,10 +216,7 @@ def compare_suite(
                 if b.kind == "items"
                 else _results_row(b, c, margin)
             )
-            invalid = _validation_reasons(b, c)
-            if invalid:
-                row["verdict"] = "not_comparable"
-                row["reasons"] = invalid + list(row.get("reasons", []))
+            _apply_trust(row, b, c)
         row["validation"] = {"base": b.validation[0], "cand": c.validation[0]}
         row["source"] = {"base": _score_source(b), "cand": _score_source(c)}
         row["margin_rule"] = margin.describe()
