@@ -76,9 +76,12 @@ def checked_lines(doc: dict[str, Any]) -> list[str]:
         trust = t.get("trust") or []
         if trust:
             failed = [c["id"] for c in trust if c["status"] == "fail"]
+            noted = [c["id"] for c in trust if c["status"] == "note"]
+            said = [f"failed: {', '.join(failed)}"] if failed else []
+            said += [f"not run or noted: {', '.join(noted)}"] if noted else []
             parts.append(
                 f"trust checks {', '.join(c['id'] for c in trust)}"
-                + (f" (failed: {', '.join(failed)})" if failed else " (all passed)")
+                + (f" ({'; '.join(said)})" if said else " (all passed)")
             )
         if t.get("outcomes"):
             parts.append("items paired by id and prompt; failed items counted by cause")
