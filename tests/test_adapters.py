@@ -244,3 +244,18 @@ def test_the_bundled_pair_keeps_its_verdicts():
     assert row["delta"] == pytest.approx(-1.01, abs=0.005)
     assert row["ci95"][0] == pytest.approx(-5.90, abs=0.01)
     assert row["ci95"][1] == pytest.approx(3.88, abs=0.01)
+
+
+# ---- the layout: compare asks the benchmarks layer once per task run ---------------------
+
+
+def test_compare_climbs_back_to_a_higher_layer_at_most_8_times():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "dev" / "compare_walk.py"
+    spec = importlib.util.spec_from_file_location("compare_walk", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    edges = module.walk(_gpqa("baseline").parent, _gpqa("candidate").parent)
+    above = module.climbs_above_benchmarks(edges)
+    assert len(above) <= 8, above  # 25 at 89573b8, before the adapters and views

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.benchmarks.registry import adapter_for
+from evalkit.benchmarks.registry import adapter_for, load_task
+from evalkit.benchmarks.view import TaskView
 from evalkit.runs.layout import TaskRun
 from evalkit.runs.run import RolloutPass, as_run
 
@@ -39,4 +40,4 @@ def task_score(task: TaskRun) -> dict[str, Any]:
     return entry
 
 
-__all__ = ["adapter_for", "is_mrcr", "rollout_pass", "task_score"]
+__all__ = ["TaskView", "adapter_for", "is_mrcr", "load_task", "rollout_pass", "task_score"]

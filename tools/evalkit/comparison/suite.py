@@ -31,7 +31,7 @@ def _by_benchmark(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
     for t in tasks:
         counts[t.benchmark] = counts.get(t.benchmark, 0) + 1
     for t in tasks:
-        key = t.benchmark if counts[t.benchmark] == 1 else f"{t.benchmark} ({t.run.name})"
+        key = t.benchmark if counts[t.benchmark] == 1 else f"{t.benchmark} ({t.view.name})"
         out[key] = t
     return out
 
@@ -43,8 +43,8 @@ def _apply_trust(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
     """The trust checks every task gets (comparison.task_trust) on a row without rollouts:
     a failing one makes the row not_comparable, its message first among the reasons."""
     checks = all_checks(
-        side_of_run(base.run, base.adapter, base.validation),
-        side_of_run(cand.run, cand.adapter, cand.validation),
+        side_of_run(base.view, base.validation),
+        side_of_run(cand.view, cand.validation),
     )
     row["trust"] = [c.as_dict() for c in checks]
     failed = [c.message for c in checks if c.status == FAIL]
@@ -59,8 +59,8 @@ def _apply_trust(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
 def _gym_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) -> dict[str, Any]:
 
     result = compare_gym(
-        read_gym_side(base.run, base.validation),
-        read_gym_side(cand.run, cand.validation),
+        read_gym_side(base.view, base.validation),
+        read_gym_side(cand.view, cand.validation),
         margin=margin.resolve,
         **options,
     )
@@ -105,7 +105,7 @@ def _results_row(base: SuiteTask, cand: SuiteTask, margin: Margin) -> dict[str, 
         margin=points,
         paired_why="results.yml only: no item-level data, so the two runs are compared "
         "unpaired on their headline score and stderr",
-        provenance={"base": base.run.provenance.as_dict(), "cand": cand.run.provenance.as_dict()},
+        provenance={"base": base.view.provenance, "cand": cand.view.provenance},
     )
     return row
 
@@ -114,16 +114,16 @@ def _score_source(task: SuiteTask) -> dict[str, Any]:
     """Which file and key a side's score comes from, so a quoted number can be traced."""
     if task.kind == "gym":
         return {
-            "file": str(task.run.rollouts_path),
+            "file": str(task.view.paths["rollouts"]),
             "key": "reward (mean per item, repeats averaged first, x 100)",
         }
     metric = task.headline.metric if task.headline is not None else None
     if task.kind == "items" and task.outcomes is not None and task.outcomes.source:
         return {
-            "file": str(task.run.task_dir / task.outcomes.source),
+            "file": str(task.view.task_dir / task.outcomes.source),
             "key": f"score per item, mean of scored and failed items ({metric} in results.yml)",
         }
-    return {"file": str(task.run.results_path), "key": metric}
+    return {"file": str(task.view.paths["results"]), "key": metric}
 
 
 def _items_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) -> dict[str, Any]:
@@ -133,11 +133,11 @@ def _items_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) 
         margin=margin.resolve,
         seed=options["seed"],
         bootstrap=options["bootstrap"],
-        scales=(base.adapter.item_scale(base.run), cand.adapter.item_scale(cand.run)),
+        scales=(base.view.item_scale, cand.view.item_scale),
     )
     row["provenance"] = {
-        "base": base.run.provenance.as_dict(),
-        "cand": cand.run.provenance.as_dict(),
+        "base": base.view.provenance,
+        "cand": cand.view.provenance,
     }
     heads = [h for h in (base.headline, cand.headline) if h is not None and h.scale]
     if heads:  # the documented scale, as for results.yml rows; the figures are points
@@ -183,7 +183,7 @@ def compare_suite(
         b, c = base_side.get(key), cand_side.get(key)
         either = b or c
         row: dict[str, Any] = {
-            "task": either.run.name,
+            "task": either.view.name,
             "benchmark": key,
             "paired": False,
             "n": None,

@@ -49,18 +49,18 @@ class TrustSide:
     harness_versioned: bool = True  # False for Gym: gym-version is its harness's version
 
 
-def side_of_run(run: Any, adapter: Any, validation: tuple[str, list[str]] | None) -> TrustSide:
-    """A side from a loaded run and its adapter: sampling from the run's config."""
-    settings = run.settings_or_empty
+def side_of_run(view: Any, validation: tuple[str, list[str]] | None) -> TrustSide:
+    """A side from a task's view (benchmarks.view.TaskView): sampling from its config."""
+    settings = view.settings_or_empty
     where = str(settings.config_path) if settings.config_path else None
     return TrustSide(
-        path=run.task_dir,
-        provenance=run.provenance.as_dict(),
+        path=view.task_dir,
+        provenance=view.provenance,
         sampling=dict(settings.sampling),
         sampling_source=where if settings.sampling else None,
-        fingerprints=adapter.responses(run),
+        fingerprints=view.responses(),
         responses_source="adapter response cache (cache/responses/cache.db)"
-        if adapter.kind != "gym"
+        if view.kind != "gym"
         else "rollouts",
         validation=validation,
     )
