@@ -37,6 +37,8 @@ def task_score(task: TaskRun) -> dict[str, Any]:
     entry = dict(adapter.headline(run))
     entry["adapter"] = adapter.name
     entry["item_scale"] = adapter.item_scale(run)
+    dataset = adapter.dataset(run)
+    entry["dataset"] = None if dataset is None else {"items": dataset[0], "digest": dataset[1]}
     return entry
 
 

@@ -47,12 +47,25 @@ class TaskView:
     gym_versions: list[tuple[str, int, str]]
     copies_prompt: Any
     _responses: Any = field(default=_UNREAD, repr=False)
+    _fingerprint: Any = field(default=_UNREAD, repr=False)
 
     def responses(self):
         """Response fingerprints (the reuse trust check), read on first use."""
         if self._responses is _UNREAD:
             self._responses = self.adapter.responses(self.run)
         return self._responses
+
+    def fingerprint(self):
+        """The run's fingerprint (runs/fingerprint.py) with the dataset identity this
+        adapter reads from its items, read on first use."""
+        if self._fingerprint is _UNREAD:
+            from evalkit.runs.fingerprint import DatasetIdentity, read_fingerprint
+
+            dataset = None
+            if self.dataset is not None:
+                dataset = DatasetIdentity(item_count=self.dataset[0], digest=self.dataset[1])
+            self._fingerprint = read_fingerprint(self.run, dataset)
+        return self._fingerprint
 
 
 def read_view(run: Run, adapter: Any) -> TaskView:

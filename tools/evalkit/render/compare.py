@@ -28,7 +28,7 @@ def _p(value: Any) -> str:
     return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
 
 
-TRUST_MARKS = {"pass": "[ok]  ", "note": "[note]", "fail": "[FAIL]"}
+TRUST_MARKS = {"pass": "[ok]  ", "note": "[note]", "warn": "[warn]", "fail": "[FAIL]"}
 
 
 def trust_lines(checks: list[dict[str, Any]], indent: str = "  ") -> list[str]:

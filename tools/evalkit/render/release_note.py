@@ -10,7 +10,7 @@ from typing import Any
 
 from evalkit.render.compare_next import already_ran, compare_command, next_steps
 
-_TRUST_MARK = {"pass": "ok", "note": "note", "fail": "FAIL"}
+_TRUST_MARK = {"pass": "ok", "note": "note", "warn": "warn", "fail": "FAIL"}
 
 
 def _cell(text: Any) -> str:

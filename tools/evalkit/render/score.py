@@ -16,6 +16,9 @@ def denominators(t: dict) -> str:
         reported = t.get("stderr_results_yml")
         shown = "none" if reported is None else format_number(reported, 4)
         line += f"; stderr from the items (results.yml says {shown})"
+    dataset = t.get("dataset")
+    if dataset:
+        line += f"\n  dataset: {dataset['items']} items, digest {dataset['digest'][:16]}"
     for failure in o.get("run_failures", []):
         line += f"\n  run: {failure['outcome']} {failure['evidence']}"
     return line
