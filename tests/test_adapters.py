@@ -259,3 +259,28 @@ def test_compare_climbs_back_to_a_higher_layer_at_most_8_times():
     edges = module.walk(_gpqa("baseline").parent, _gpqa("candidate").parent)
     above = module.climbs_above_benchmarks(edges)
     assert len(above) <= 8, above  # 25 at 89573b8, before the adapters and views
+
+
+def test_an_lm_eval_metric_without_a_declared_range_is_not_guessed(tmp_path):
+    right = set(range(100))
+    base = _lm_eval_run(tmp_path / "b", "0123456789abcdef", right, set(), 0.5)
+    cand = _lm_eval_run(tmp_path / "c", "fedcba9876543210", right, set(), 0.5)
+    for task in (base, cand):  # the same lines under a metric lm-eval defines unbounded
+        [samples] = (task / "artifacts" / "served-model").glob("samples_*.jsonl")
+        samples.write_text(samples.read_text().replace('"exact_match"', '"bleu"'))
+        results = task / "artifacts" / "results.yml"
+        results.write_text(results.read_text().replace("exact_match__", "bleu__"))
+    row = _row(_compare(base.parent, cand.parent), "lm_eval.0")
+    assert row["item_scale"] == {"base": None, "cand": None}
+    assert row["verdict"] == "not_comparable"
+    assert any("scale not declared" in r for r in row["reasons"])
+
+
+def test_a_results_only_task_compared_with_its_copy_is_not_comparable(tmp_path):
+    task = tmp_path / "20261203_100000-0123456789abcdef" / "gpqa.0"
+    (task / "artifacts").mkdir(parents=True)
+    shutil.copy(_gpqa("baseline") / "artifacts" / "results.yml", task / "artifacts")
+    copy = _copy(task.parent, tmp_path / "copy" / task.parent.name)
+    row = _row(_compare(task.parent, copy))
+    assert row["paired"] is False and row["verdict"] == "not_comparable"
+    assert any(c["id"] == "invocation-id" and c["status"] == "fail" for c in row["trust"])

@@ -88,6 +88,10 @@ class Adapter:
     def copies_prompt(self, run: Run):
         return None
 
+    def config_agent(self, run: Run) -> str | None:
+        """The agent the run's config names, for a run whose rollouts name none."""
+        return None
+
 
 class HarnessAdapter(Adapter):
     """A harness under nemo-evaluator that leaves per-item files: items from its reader

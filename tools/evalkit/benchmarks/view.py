@@ -46,6 +46,7 @@ class TaskView:
     provenance: dict[str, str | None]
     gym_versions: list[tuple[str, int, str]]
     copies_prompt: Any
+    config_agent: str | None  # the agent the config names (MRCR: its variant's)
     _responses: Any = field(default=_UNREAD, repr=False)
     _fingerprint: Any = field(default=_UNREAD, repr=False)
 
@@ -109,6 +110,7 @@ def read_view(run: Run, adapter: Any) -> TaskView:
         provenance=run.provenance.as_dict(),
         gym_versions=run.gym_versions,
         copies_prompt=adapter.copies_prompt(run),
+        config_agent=adapter.config_agent(run),
     )
 
 

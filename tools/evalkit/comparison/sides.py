@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.benchmarks import TaskView, load_task
-from evalkit.benchmarks.mrcr.variants import agent_of
 from evalkit.checks.model import FAIL
 from evalkit.checks.validate import validate_task
 from evalkit.errors import InputError
@@ -62,7 +61,7 @@ def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None
             source = f"{source} + {where}" if source else where
     agent = next(iter(agents)) if len(agents) == 1 else None
     if agent is None and not agents:
-        agent = agent_of(settings)
+        agent = view.config_agent
     return GymSide(
         path=view.task_dir,
         agent=agent,

@@ -53,5 +53,10 @@ class MrcrAdapter(GymAdapter):
     def copies_prompt(self, run):
         return run.copies_prompt
 
+    def config_agent(self, run):
+        from evalkit.benchmarks.mrcr.variants import agent_of
+
+        return agent_of(run.settings_or_empty)
+
 
 ADAPTER = MrcrAdapter()
