@@ -111,9 +111,9 @@ def test_the_same_directory_on_both_sides_is_named(tmp_path):
 
 def test_every_row_carries_every_trust_check_or_says_it_could_not_run():
     row = _row(_compare(_gpqa("baseline"), _gpqa("candidate")))
-    ids = [c["id"] for c in row["trust"]]
+    ids = list(dict.fromkeys(c["id"] for c in row["trust"]))
     expected = [i for i in TRUST_CHECK_IDS if i != "gym-version"]  # no Gym on this task
-    assert ids == expected
+    assert ids == [*expected, "fingerprint"]
     harness = next(c for c in row["trust"] if c["id"] == "harness-version")
     assert harness["status"] in ("pass", "note")  # a note says it did not run
 
@@ -233,6 +233,11 @@ def test_different_sampling_makes_the_task_not_comparable(tmp_path):
     row = _row(_compare(_gpqa("baseline"), cand))
     assert row["verdict"] == "not_comparable"
     assert any("temperature base 1, candidate 0.6" in r for r in row["reasons"])
+    # The fingerprint names the generation setting too, from the same config.
+    diff = {d["field"]: d for d in row["fingerprint"]["diff"]}
+    assert diff["max_new_tokens"]["consequence"] == "not_comparable"
+    assert (diff["max_new_tokens"]["base"], diff["max_new_tokens"]["cand"]) == (16384, 4096)
+    assert any(r.startswith("max_new_tokens differs") for r in row["reasons"])
 
 
 # ---- the bundled pair keeps its documented verdicts ---------------------------------------
@@ -284,3 +289,12 @@ def test_a_results_only_task_compared_with_its_copy_is_not_comparable(tmp_path):
     row = _row(_compare(task.parent, copy))
     assert row["paired"] is False and row["verdict"] == "not_comparable"
     assert any(c["id"] == "invocation-id" and c["status"] == "fail" for c in row["trust"])
+
+
+def test_score_json_carries_the_fingerprint_with_the_adapters_dataset(run_cli):
+    code, out, err = run_cli("score", _gpqa("baseline"), "--format", "json")
+    assert code == 0, err
+    [task] = json.loads(out)["tasks"]
+    assert task["adapter"] == "simple_evals" and task["item_scale"] == "0-1"
+    assert task["dataset"]["items"] == 198
+    assert task["fingerprint"]["dataset"]["value"]["item_count"] == 198

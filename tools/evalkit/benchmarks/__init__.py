@@ -39,7 +39,16 @@ def task_score(task: TaskRun) -> dict[str, Any]:
     entry["item_scale"] = adapter.item_scale(run)
     dataset = adapter.dataset(run)
     entry["dataset"] = None if dataset is None else {"items": dataset[0], "digest": dataset[1]}
+    entry["fingerprint"] = load_task_fingerprint(run, dataset)
     return entry
+
+
+def load_task_fingerprint(run, dataset) -> dict[str, Any]:
+    """The run's fingerprint (runs/fingerprint.py) as JSON, with the adapter's dataset."""
+    from evalkit.runs.fingerprint import DatasetIdentity, read_fingerprint
+
+    identity = None if dataset is None else DatasetIdentity(dataset[0], dataset[1])
+    return read_fingerprint(run, identity).to_json()
 
 
 __all__ = ["TaskView", "adapter_for", "is_mrcr", "load_task", "rollout_pass", "task_score"]

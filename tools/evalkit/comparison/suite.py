@@ -39,6 +39,27 @@ def _by_benchmark(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
 # ---- per-task rows ----------------------------------------------------------------------
 
 
+def _apply_fingerprint(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
+    """The fingerprint diff of the pair (comparison.fingerprint_checks), on every row."""
+    from evalkit.comparison.fingerprint_checks import fingerprint_checks
+
+    checks, row["fingerprint"] = fingerprint_checks(
+        base.view.fingerprint(), cand.view.fingerprint()
+    )
+    row["trust"] = list(row.get("trust") or []) + [c.as_dict() for c in checks]
+    if row.get("detail") is not None:  # a single task's text view prints the detail
+        row["detail"].update(trust=row["trust"], fingerprint=row["fingerprint"])
+    failed = [c.message for c in checks if c.status == FAIL]
+    row["notes"] = list(row.get("notes") or []) + [c.message for c in checks if c.status != FAIL]
+    if failed:
+        kept = list(row.get("reasons", [])) if row.get("verdict") == "not_comparable" else []
+        row["verdict"] = "not_comparable"
+        row["reasons"] = kept + failed
+        detail = row.get("detail")
+        if detail is not None:  # the nested item-level document says the same
+            detail.update(verdict="not_comparable", comparable=False, reasons=row["reasons"])
+
+
 def _apply_trust(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
     """The trust checks every task gets (comparison.task_trust) on a row without rollouts:
     a failing one makes the row not_comparable, its message first among the reasons."""
@@ -49,7 +70,7 @@ def _apply_trust(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
     row["trust"] = [c.as_dict() for c in checks]
     failed = [c.message for c in checks if c.status == FAIL]
     row.setdefault("notes", [])
-    row["notes"] = list(row["notes"]) + [c.message for c in checks if c.status == NOTE]
+    row["notes"] = list(row["notes"]) + [c.message for c in checks if c.status in (NOTE, "warn")]
     if failed:  # the decision's own reason no longer applies; earlier refusals still do
         kept = list(row.get("reasons", [])) if row.get("verdict") == "not_comparable" else []
         row["verdict"] = "not_comparable"
@@ -83,7 +104,7 @@ def _gym_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) ->
         "verdict": result.verdict,
         "reasons": list(doc["reasons"]),
         "notes": list(doc["notes"]),
-        "strata": doc["strata"] if doc["benchmark"] == "mrcr" else {},
+        "strata": doc["strata"] if len(base.view.strata) > 1 else {},
         "trust": doc["trust"],
         "provenance": doc["provenance"],
         "sampling": doc["sampling"],
@@ -217,6 +238,7 @@ def compare_suite(
                 else _results_row(b, c, margin)
             )
             _apply_trust(row, b, c)
+        _apply_fingerprint(row, b, c)
         row["validation"] = {"base": b.validation[0], "cand": c.validation[0]}
         row["source"] = {"base": _score_source(b), "cand": _score_source(c)}
         row["margin_rule"] = margin.describe()

@@ -19,6 +19,8 @@ from evalkit.comparison import trust
 from evalkit.comparison.trust import FAIL, NOTE, PASS, TrustCheck
 from evalkit.runs.settings import SAMPLING_KEYS
 
+WARN = "warn"  # shown, changes no verdict
+
 TRUST_CHECK_IDS = (
     "validate-baseline",
     "validate-candidate",
@@ -63,7 +65,13 @@ def side_of_run(view: Any, validation: tuple[str, list[str]] | None) -> TrustSid
         if view.kind != "gym"
         else "rollouts",
         validation=validation,
+        harness_version=_recorded(view.fingerprint(), "harness_version"),
     )
+
+
+def _recorded(fingerprint: Any, name: str) -> str | None:
+    value = fingerprint.value(name) if fingerprint is not None else None
+    return None if value is None else str(value)
 
 
 def _same_dir(base: TrustSide, cand: TrustSide) -> TrustCheck:
@@ -114,12 +122,13 @@ def _harness(base: TrustSide, cand: TrustSide) -> TrustCheck:
             NOTE,
             f"harness version not recorded {trust.missing_where(b, c)}; not checked",
         )
-    if b != c:
+    if b != c:  # the fingerprint's declared consequence for versions: a warning
         return TrustCheck(
             "harness-version",
-            FAIL,
-            f"harness versions differ: base {b}, candidate {c} (prompts, extraction and "
-            "scoring may differ between versions)",
+            WARN,
+            f"harness versions differ: base {b}, candidate {c} (prompts, answer extraction "
+            "and scoring may differ between versions): read the release notes before "
+            "trusting the delta",
         )
     return TrustCheck("harness-version", PASS, f"same harness version ({b})")
 

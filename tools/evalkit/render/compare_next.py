@@ -75,12 +75,12 @@ def checked_lines(doc: dict[str, Any]) -> list[str]:
         parts = [f"validate base {validation.get('base', '?')}, cand {validation.get('cand', '?')}"]
         trust = t.get("trust") or []
         if trust:
-            failed = [c["id"] for c in trust if c["status"] == "fail"]
-            noted = [c["id"] for c in trust if c["status"] == "note"]
+            failed = list(dict.fromkeys(c["id"] for c in trust if c["status"] == "fail"))
+            noted = list(dict.fromkeys(c["id"] for c in trust if c["status"] in ("note", "warn")))
             said = [f"failed: {', '.join(failed)}"] if failed else []
             said += [f"not run or noted: {', '.join(noted)}"] if noted else []
             parts.append(
-                f"trust checks {', '.join(c['id'] for c in trust)}"
+                f"trust checks {', '.join(dict.fromkeys(c['id'] for c in trust))}"
                 + (f" ({'; '.join(said)})" if said else " (all passed)")
             )
         if t.get("outcomes"):
