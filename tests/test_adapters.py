@@ -298,3 +298,9 @@ def test_score_json_carries_the_fingerprint_with_the_adapters_dataset(run_cli):
     assert task["adapter"] == "simple_evals" and task["item_scale"] == "0-1"
     assert task["dataset"]["items"] == 198
     assert task["fingerprint"]["dataset"]["value"]["item_count"] == 198
+
+
+def test_references_compare_has_a_section_per_trust_check_id():
+    text = (Path(__file__).resolve().parents[1] / "references" / "compare.md").read_text()
+    headings = {line[4:].strip() for line in text.splitlines() if line.startswith("### ")}
+    assert set(TRUST_CHECK_IDS) <= headings, set(TRUST_CHECK_IDS) - headings
