@@ -8,6 +8,7 @@ harness runs under tests/data/outcomes and tests/data/simple_evals, copied and v
 from __future__ import annotations
 
 import shutil
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,8 @@ from evalkit.comparison.fingerprint import (
 )
 from evalkit.runs.fingerprint import FIELDS, DatasetIdentity, read_fingerprint
 from evalkit.runs.run import load_runs
+from evalkit.runs.serverbanner import read_banner, read_serve_command
+from helpers.synth.runs.serverlog import vllm_startup
 
 DATA = Path(__file__).resolve().parent / "data"
 GPQA = "simple_evals.gpqa_diamond.1"
@@ -147,3 +150,91 @@ def test_real_harness_runs_without_run_sub(path):
     assert fp.value("temperature") is not None
     doc = fp.to_json()
     assert all(set(v) == {"value", "source"} for v in doc.values())
+
+
+# -- the vLLM server log's start-up lines ---------------------------------------------------
+START = datetime(2026, 12, 2, 4, 40, 0)
+
+
+def _with_server_log(tmp_path: Path, side: str, name: str, text: str) -> Path:
+    task = _copy(side, GPQA, tmp_path, name)
+    (log,) = (task / "logs").glob("server-0-*.log")  # instance 0, the side's own job id
+    log.write_bytes(text.encode("utf-8") + log.read_bytes())
+    return task
+
+
+@pytest.mark.parametrize(
+    ("logo", "color"), [(True, False), (True, True), (False, False)], ids=["logo", "color", "plain"]
+)
+def test_server_log_banner_gives_version_context_and_parser(tmp_path, logo, color):
+    banner = vllm_startup(
+        START, max_model_len=131072, reasoning_parser="qwen3", logo=logo, color=color
+    )
+    fp = read_fingerprint(_one(_with_server_log(tmp_path, "baseline", "b", banner)))
+    log = "logs/server-0-5100001-0.log"
+    assert fp.value("vllm_version") == "0.26.0"
+    assert fp["vllm_version"].source == f"{log}:{3 if logo else 1}"
+    # The engine's own figure wins over the serve command's 1100000 in run.sub.
+    assert fp.value("max_model_len") == 131072
+    assert fp["max_model_len"].source == f"{log}:{8 if logo else 3}"
+    assert fp.value("reasoning_parser") == "qwen3"
+    assert fp["reasoning_parser"].source.startswith(log)
+
+
+def test_server_log_without_a_parser_says_none(tmp_path):
+    fp = read_fingerprint(_one(_with_server_log(tmp_path, "baseline", "b", vllm_startup(START))))
+    assert fp.value("reasoning_parser") == "none"  # the engine config's reasoning_parser=''
+
+
+def test_an_older_server_banner_is_read():
+    """vLLM 0.6-0.10 `run_server`: `logger.info("vLLM API server version %s", ...)`
+    (vllm/entrypoints/openai/api_server.py; the prefix here follows 0.26's format, a guess
+    for those versions)."""
+    lines = ["INFO 05-01 10:00:00 [api_server.py:1043] vLLM API server version 0.8.5\n"]
+    facts = read_banner(lines)
+    assert facts.version.value == "0.8.5" and facts.version.line == 1
+
+
+def test_banner_scan_stops_at_the_first_stats_line():
+    lines = [
+        "INFO [loggers.py:310] Engine 000: Running: 1 reqs, GPU KV cache usage: 1.0%\n",
+        "vLLM server version 9.9.9, serving model /checkpoint\n",
+    ]
+    assert read_banner(lines).version is None
+
+
+def test_versions_and_parsers_that_differ_are_warnings(tmp_path):
+    base = _with_server_log(
+        tmp_path, "baseline", "b", vllm_startup(START, reasoning_parser="qwen3")
+    )
+    cand = _with_server_log(
+        tmp_path,
+        "candidate",
+        "c",
+        vllm_startup(START, version="0.27.1", reasoning_parser="deepseek_r1"),
+    )
+    diffs = {
+        d.field: d
+        for d in diff_fingerprints(read_fingerprint(_one(base)), read_fingerprint(_one(cand)))
+    }
+    assert diffs["vllm_version"].consequence == WARNING
+    assert "base 0.26.0, candidate 0.27.1" in diffs["vllm_version"].reason
+    assert diffs["reasoning_parser"].consequence == WARNING
+    assert not [d for d in diffs.values() if d.consequence == NOT_COMPARABLE]
+
+
+# -- the serve command ------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("vllm serve /checkpoint --max-model-len 32k", 32000),
+        ("vllm serve /checkpoint --max-model-len=128K", 131072),
+        ("vllm serve /checkpoint --max_model_len 25.6k", 25600),
+        ("vllm serve /checkpoint --max-model-len 1.5K", None),  # vLLM refuses it
+        ("vllm serve /checkpoint --max-model-len auto", None),
+        ("vllm serve /checkpoint --max-model-len 4096 --max-model-len 8192", 8192),
+    ],
+)
+def test_serve_command_context_length_as_vllm_reads_it(command, expected):
+    found = read_serve_command(command).max_model_len
+    assert (found.value if found else None) == expected

@@ -22,7 +22,7 @@ from evalkit.errors import InputError
 from evalkit.inputs import compose_bounded, parse_yaml, read_text
 from evalkit.runs.launchscript import LaunchScript
 from evalkit.runs.serverbanner import ServerFacts
-from evalkit.runs.settings import embedded_configs
+from evalkit.runs.settings import embedded_files
 from evalkit.secrets.quote import redact_quoted
 
 PROMPT_CHARS = 500  # a longer system prompt is kept as its head and its digest
@@ -57,10 +57,11 @@ class ConfigView:
     every task, so this task's entry (its index from the `<task>.<idx>` directory) wins
     over the evaluation-wide one."""
 
-    def __init__(self, data: Any, root: Any, label: str, task_index: int | None):
+    def __init__(self, data: Any, root: Any, label: str, task_index: int | None, outer: str = ""):
         self.data = data if isinstance(data, dict) else {}
         self.root = root
-        self.label = label
+        self.label = f"{outer} ({label})" if outer else label
+        self._file, self._outer = label, outer
         prefixes: list[tuple] = []
         if "config" in self.data or "target" in self.data:
             prefixes.append(())
@@ -75,7 +76,8 @@ class ConfigView:
             node = _child(node, step)
             if node is None:
                 return self.label
-        return f"{self.label}:{node.start_mark.line + 1}"
+        line = f"{self._file}:{node.start_mark.line + 1}"
+        return f"{self._outer} ({line})" if self._outer else line
 
     def get(self, *path: Any) -> tuple[bool, Any, str | None]:
         """(present, value, source) of PATH under this task's config blocks."""
@@ -136,15 +138,17 @@ def load_config_view(run: Any, script: LaunchScript | None) -> ConfigView | None
     try:
         if run.config_path is not None:
             text = read_text(run.config_path)
-            label = rel_path(run, run.config_path)
+            label, outer = rel_path(run, run.config_path), ""
         elif script is not None:
-            embedded = embedded_configs(read_text(script.path))
+            embedded = embedded_files(read_text(script.path))
             if not embedded:
                 return None
-            return ConfigView(embedded[0], None, "run.sub (config_ef.yaml)", index)
+            label, text, line = embedded[0]
+            outer = f"run.sub:{line}"
         else:
             return None
-        return ConfigView(parse_yaml(text, label), compose_bounded(text, label), label, index)
+        root = compose_bounded(text, label)
+        return ConfigView(parse_yaml(text, label), root, label, index, outer)
     except InputError:
         return None
 

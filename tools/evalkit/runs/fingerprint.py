@@ -47,8 +47,9 @@ NO_CAP = "null (no cap sent)"  # Gym's max_output_tokens=null: up to max-model-l
 READS: dict[str, str] = {
     "checkpoint": "run.sub's `<path>:/checkpoint` mount, else `deployment.checkpoint_path`"
     " / `hf_model_handle` in the config",
-    "served_model": "the server log's `serving model`, else `deployment.served_model_name` or"
-    " the target's `model_id` in the config, else the rollouts' model",
+    "served_model": "`--served-model-name` of the serve command in run.sub, else"
+    " `deployment.served_model_name` or the target's `model_id` in the config, else the"
+    " rollouts' model",
     "images": "every `--container-image` in run.sub, by role (deployment, evaluation,"
     " proxy, auxiliary), with the `@sha256:` digest when the reference pins one",
     "vllm_version": "the server log's `vLLM server version`, logo `version` or `V1 LLM"
@@ -187,9 +188,12 @@ def _sampling(run: Run, view: ConfigView | None, key: str) -> FieldValue:
 def _images(script: LaunchScript | None) -> FieldValue:
     if script is None or not script.images:
         return NOT_RECORDED
-    value = {}
+    value: dict[str, str] = {}
     for image in script.images:
-        label = image.role if image.role not in value else f"{image.role} ({image.line})"
+        label, n = image.role, 1
+        while label in value:  # a second image for one role (another instance's)
+            n += 1
+            label = f"{image.role} {n}"
         value[label] = as_data(image.ref)
     lines = ", ".join(str(i.line) for i in script.images)
     return FieldValue(value, f"run.sub:{lines}")
@@ -278,9 +282,12 @@ def _checkpoint(run: Run, view: ConfigView | None, script: LaunchScript | None) 
     return FieldValue(as_data(value), _config_source(view, value)) if value else NOT_RECORDED
 
 
-def _served(run: Run, view: ConfigView | None, logged: ServerFacts, log: str) -> FieldValue:
-    if logged.served_model is not None and not logged.served_model.value.startswith("/"):
-        return _pick(_from(logged.served_model, log))
+def _served(run: Run, view: ConfigView | None, command: ServerFacts) -> FieldValue:
+    """The name the server answered to: its command's --served-model-name, else the
+    config's (evalkit.runs.run.Provenance)."""
+    named = _from(command.served_model, "run.sub")
+    if named is not None:
+        return named
     value = run.provenance.served_model
     return FieldValue(as_data(value), _config_source(view, value)) if value else NOT_RECORDED
 
@@ -301,7 +308,7 @@ def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Finger
     logged, log, command, command_label = _server(run, script)
     fields = {
         "checkpoint": _checkpoint(run, view, script),
-        "served_model": _served(run, view, logged, log),
+        "served_model": _served(run, view, command),
         "images": _images(script),
         "vllm_version": _pick(_from(logged.version, log)),
         "reasoning_parser": _reasoning_parser(logged, log, command, bool(command_label)),

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from evalkit.runs.serverlog import STATS_MARK
 
 MAX_BANNER_LINES = 20_000
-_WORDS = ("vLLM", "version", "model len", "non-default")
+_WORDS = ("vLLM", "version", "model len", "non-default", "LLM engine")
 _ANSI = re.compile(r"\x1b\[[0-9;]{0,16}m")
 _VERSION = (
     re.compile(r"vLLM server version (\S{1,64}), serving model"),
@@ -38,7 +38,6 @@ _VERSION = (
     re.compile(r"\u2588 {1,8}version {1,8}(\S{1,64})"),  # the logo's second line
     re.compile(r"Initializing a V1 LLM engine \(v([^)\s]{1,64})\)"),
 )
-_MODEL = re.compile(r"serving model (\S{1,512})")
 _LEN = (
     re.compile(r"Using max model len (\d{1,12})"),
     re.compile(r"Initializing a V1 LLM engine .{0,4096}?\bmax_seq_len=(\d{1,12})"),
@@ -63,7 +62,7 @@ class ServerFacts:
     """What one server log or one serve command says; None = not said."""
 
     version: Found | None = None
-    served_model: Found | None = None
+    served_model: Found | None = None  # --served-model-name (the log names the path)
     max_model_len: Found | None = None
     reasoning_parser: Found | None = None
     reasoning_parser_plugin: Found | None = None
@@ -91,13 +90,11 @@ def read_banner(lines: Iterable[str]) -> ServerFacts:
         line = _ANSI.sub("", raw) if "\x1b" in raw else raw
         if facts.version is None and (version := _first(_VERSION, line)):
             facts.version = Found(version, line_no)
-        if facts.served_model is None and (model := _MODEL.search(line)):
-            facts.served_model = Found(model.group(1).rstrip(","), line_no)
         length = _first(_LEN, line)
         if length and (facts.max_model_len is None or "Using max model len" in line):
             facts.max_model_len = Found(int(length), line_no)
-        if facts.reasoning_parser is None and (parser := _first(_PARSER, line)):
-            facts.reasoning_parser = Found(parser, line_no)
+        if facts.reasoning_parser is None and (parser := _first(_PARSER, line)) is not None:
+            facts.reasoning_parser = Found(parser or "none", line_no)  # '': no parser
     return facts
 
 
