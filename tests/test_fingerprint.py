@@ -20,6 +20,7 @@ from evalkit.comparison.fingerprint import (
     WARNING,
     diff_fingerprints,
 )
+from evalkit.comparison.fingerprint_docs import END, render, splice
 from evalkit.runs.fingerprint import FIELDS, DatasetIdentity, read_fingerprint
 from evalkit.runs.run import load_runs
 from evalkit.runs.serverbanner import read_banner, read_serve_command
@@ -238,3 +239,21 @@ def test_versions_and_parsers_that_differ_are_warnings(tmp_path):
 def test_serve_command_context_length_as_vllm_reads_it(command, expected):
     found = read_serve_command(command).max_model_len
     assert (found.value if found else None) == expected
+
+
+# -- the docs ---------------------------------------------------------------------------------
+def test_compare_md_fingerprint_section_is_current(repo_root):
+    path = repo_root / "references" / "compare.md"
+    current = path.read_text(encoding="utf-8")
+    assert splice(current, render()) == current, (
+        "references/compare.md is stale: run "
+        "`python -m evalkit.comparison.fingerprint_docs --write`"
+    )
+    assert current.rstrip().endswith(END), "the fingerprint section closes the file"
+
+
+def test_docs_have_one_subsection_per_field():
+    text = render()
+    for name in FIELDS:
+        assert f"\n### {name}\n" in text and f"(#{name})" in text, name
+        assert TABLE[name].why in text
