@@ -257,3 +257,44 @@ def test_docs_have_one_subsection_per_field():
     for name in FIELDS:
         assert f"\n### {name}\n" in text and f"(#{name})" in text, name
         assert TABLE[name].why in text
+
+
+# -- a run.sub the real launcher renders ------------------------------------------------------
+@pytest.mark.launcher
+def test_fingerprint_of_a_run_sub_the_real_launcher_renders(tmp_path):
+    """nel 0.2.6 renders the job; with no artifacts yet, the config is the one run.sub
+    embeds (config_ef.yaml) and the serve command the base64 deployment_cmd.sh."""
+    from helpers.nel import dry_run
+
+    result = dry_run(DATA / "fingerprint" / "gpqa_fp8.yaml")
+    assert result.returncode == 0, result.error
+    (script,) = result.scripts
+    task = tmp_path / "20261203_101500-0123456789abcdef" / "simple_evals.gpqa_diamond.0"
+    (task / "logs").mkdir(parents=True)
+    (task / "run.sub").write_text(script, encoding="utf-8")
+    fp = read_fingerprint(_one(task))
+    assert fp.value("checkpoint") == "/lustre/fake/checkpoints/model-fp8"
+    images = fp.value("images")
+    assert images["deployment"].endswith("@sha256:" + "0123456789abcdef" * 4)
+    assert images["evaluation"].startswith("nvcr.io/nvidia/eval-factory/simple-evals:")
+    assert fp.value("max_model_len") == 32000  # 32k, as vLLM reads it
+    assert fp.value("reasoning_parser") == "qwen3"
+    assert fp.value("chat_template_kwargs") == {"enable_thinking": False}
+    assert fp.value("system_prompt") == "Answer with one letter."
+    assert (fp.value("temperature"), fp.value("max_new_tokens")) == (0.6, 4096)
+    assert fp["temperature"].source.startswith("run.sub:")
+    assert "(config_ef.yaml:" in fp["temperature"].source
+
+    base = read_fingerprint(_one(DATA / "suite" / "baseline" / GPQA))
+    diffs = {d.field: d for d in diff_fingerprints(base, fp)}
+    assert "checkpoint" not in diffs
+    blocking = {n for n, d in diffs.items() if d.consequence == NOT_COMPARABLE}
+    assert blocking == {
+        "temperature",
+        "max_new_tokens",
+        "chat_template_kwargs",
+        "system_prompt",
+        "reasoning_traces",
+    }
+    warned = {n for n, d in diffs.items() if d.consequence == WARNING}
+    assert {"images", "max_model_len", "reasoning_parser"} <= warned
