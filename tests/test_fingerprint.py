@@ -298,3 +298,45 @@ def test_fingerprint_of_a_run_sub_the_real_launcher_renders(tmp_path):
     }
     warned = {n for n, d in diffs.items() if d.consequence == WARNING}
     assert {"images", "max_model_len", "reasoning_parser"} <= warned
+
+
+# -- hostile and broken input -----------------------------------------------------------------
+def test_unreadable_sources_leave_fields_unrecorded(tmp_path):
+    task = _copy("baseline", GPQA, tmp_path)
+    (task / "artifacts" / "run_config.yml").write_text("config: [unclosed\n", encoding="utf-8")
+    (log,) = (task / "logs").glob("server-0-*.log")
+    log.write_bytes(b"\x00\xff\xfe garbage \x1b[31m" * 1000 + b"\n")
+    fp = read_fingerprint(_one(task))
+    # run.sub still speaks; the broken config and the garbage log say nothing.
+    assert fp.value("checkpoint") == "/lustre/fake/checkpoints/model-bf16"
+    assert fp.value("max_model_len") == 1_100_000
+    assert fp.value("temperature") is None and fp.value("vllm_version") is None
+    assert fp.value("system_prompt") is None
+
+
+def test_long_repetitive_log_lines_cost_linear_time():
+    """A log line repeating the markers a hundred thousand times (the line cap is 1 MB)."""
+    import time
+
+    line = "non-default args: Initializing a V1 LLM engine " * 20_000 + "\n"
+    began = time.perf_counter()
+    facts = read_banner([line] * 3)
+    assert time.perf_counter() - began < 2.0
+    assert facts.max_model_len is None and facts.reasoning_parser is None
+
+
+def test_values_are_data_and_secrets_are_redacted(tmp_path):
+    task = _copy("baseline", GPQA, tmp_path)
+    config = task / "artifacts" / "run_config.yml"
+    token = "hf_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY"
+    _edit(
+        config,
+        "      use_system_prompt: false\n    model_id: served-model\n",
+        "      use_system_prompt: true\n      custom_system_prompt: '<b>Be brief</b> "
+        + token
+        + "'\n    model_id: served-model\n",
+    )
+    fp = read_fingerprint(_one(task))
+    prompt = fp.value("system_prompt")
+    assert prompt.startswith("<b>Be brief</b> ")  # kept as text: escaping is render's job
+    assert token not in prompt and token not in str(fp.to_json())

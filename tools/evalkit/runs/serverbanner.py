@@ -38,14 +38,17 @@ _VERSION = (
     re.compile(r"\u2588 {1,8}version {1,8}(\S{1,64})"),  # the logo's second line
     re.compile(r"Initializing a V1 LLM engine \(v([^)\s]{1,64})\)"),
 )
-_LEN = (
-    re.compile(r"Using max model len (\d{1,12})"),
-    re.compile(r"Initializing a V1 LLM engine .{0,4096}?\bmax_seq_len=(\d{1,12})"),
-    re.compile(r"non-default args: .{0,65536}?'max_model_len': (\d{1,12})"),
+# Each fact after its marker, searched in a bounded window after the marker's first
+# occurrence: linear in the line, whatever it repeats.
+_AFTER = 65536
+_LEN_KEYS = (  # (marker, pattern, whether the value follows the marker at once)
+    ("Using max model len ", re.compile(r"(\d{1,12})"), True),
+    ("Initializing a V1 LLM engine ", re.compile(r"\bmax_seq_len=(\d{1,12})"), False),
+    ("non-default args: ", re.compile(r"'max_model_len': (\d{1,12})"), False),
 )
-_PARSER = (
-    re.compile(r"non-default args: .{0,65536}?'reasoning_parser': '([^']{0,128})'"),
-    re.compile(r"Initializing a V1 LLM engine .{0,65536}?reasoning_parser='([^']{0,128})'"),
+_PARSER_KEYS = (
+    ("non-default args: ", re.compile(r"'reasoning_parser': '([^']{0,128})'"), False),
+    ("Initializing a V1 LLM engine ", re.compile(r"\breasoning_parser='([^']{0,128})'"), False),
 )
 
 
@@ -78,6 +81,22 @@ def _first(patterns: tuple[re.Pattern, ...], line: str) -> str | None:
     return None
 
 
+def _after(keys: tuple[tuple[str, re.Pattern, bool], ...], line: str) -> str | None:
+    """The first key's value found in the window after its marker."""
+    for marker, pattern, at_once in keys:
+        at = line.find(marker)
+        if at < 0:
+            continue
+        start = at + len(marker)
+        if at_once:
+            match = pattern.match(line, start)
+        else:
+            match = pattern.search(line, start, start + _AFTER)
+        if match:
+            return match.group(1)
+    return None
+
+
 def read_banner(lines: Iterable[str]) -> ServerFacts:
     """The start-up facts of one vLLM server log, given as lines (first found wins, except
     the context length: the engine's own `Using max model len` beats the arguments)."""
@@ -90,10 +109,10 @@ def read_banner(lines: Iterable[str]) -> ServerFacts:
         line = _ANSI.sub("", raw) if "\x1b" in raw else raw
         if facts.version is None and (version := _first(_VERSION, line)):
             facts.version = Found(version, line_no)
-        length = _first(_LEN, line)
+        length = _after(_LEN_KEYS, line)
         if length and (facts.max_model_len is None or "Using max model len" in line):
             facts.max_model_len = Found(int(length), line_no)
-        if facts.reasoning_parser is None and (parser := _first(_PARSER, line)) is not None:
+        if facts.reasoning_parser is None and (parser := _after(_PARSER_KEYS, line)) is not None:
             facts.reasoning_parser = Found(parser or "none", line_no)  # '': no parser
     return facts
 
