@@ -340,3 +340,27 @@ def test_values_are_data_and_secrets_are_redacted(tmp_path):
     prompt = fp.value("system_prompt")
     assert prompt.startswith("<b>Be brief</b> ")  # kept as text: escaping is render's job
     assert token not in prompt and token not in str(fp.to_json())
+
+
+# -- the harness's own word: lm-eval's `Using gen_kwargs` -------------------------------------
+def test_lm_eval_client_log_gives_the_settings_the_requests_carried():
+    fp = read_fingerprint(_one(DATA / "outcomes" / "lm_eval.0"))
+    assert fp["max_new_tokens"].value == 64
+    assert fp["max_new_tokens"].source == "logs/client-5100001.log:14"
+    assert (fp.value("temperature"), fp.value("top_p")) == (1e-07, 0.9999999)
+
+
+def test_lm_eval_pair_with_another_cap_is_not_comparable(tmp_path):
+    """The issue's case on the lm-eval harness: the candidate's run capped at 32 tokens,
+    as its config and its harness line say."""
+    cand = tmp_path / "cand" / "lm_eval.0"
+    shutil.copytree(DATA / "outcomes" / "lm_eval.0", cand)
+    _edit(
+        cand / "artifacts" / "run_config.yml",
+        "    max_new_tokens: 64\n",
+        "    max_new_tokens: 32\n",
+    )
+    _edit(cand / "logs" / "client-5100001.log", "'max_gen_toks': 64,", "'max_gen_toks': 32,")
+    base = read_fingerprint(_one(DATA / "outcomes" / "lm_eval.0"))
+    diffs = diff_fingerprints(base, read_fingerprint(_one(cand)))
+    assert [d.field for d in diffs if d.consequence == NOT_COMPARABLE] == ["max_new_tokens"]

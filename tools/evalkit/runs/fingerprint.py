@@ -23,6 +23,7 @@ from typing import Any
 
 from evalkit.errors import InputError
 from evalkit.inputs import iter_log_lines, parse_yaml
+from evalkit.runs.clientlog import GenKwargs, read_gen_kwargs
 from evalkit.runs.configview import (
     NOT_RECORDED,
     ConfigView,
@@ -51,7 +52,8 @@ READS: dict[str, str] = {
     " `deployment.served_model_name` or the target's `model_id` in the config, else the"
     " rollouts' model",
     "images": "every `--container-image` in run.sub, by role (deployment, evaluation,"
-    " proxy, auxiliary), with the `@sha256:` digest when the reference pins one",
+    " proxy, auxiliary); a digest only where the reference pins one (`@sha256:`): pyxis"
+    " logs `imported docker image: <reference>`, never the digest it pulled",
     "vllm_version": "the server log's `vLLM server version`, logo `version` or `V1 LLM"
     " engine (v...)` line",
     "reasoning_parser": "the server log's `non-default args` or engine config, else"
@@ -60,11 +62,14 @@ READS: dict[str, str] = {
     " their tokens (legacy keys), or the `reasoning` interceptor",
     "max_model_len": "the server log's `Using max model len`, engine config or arguments,"
     " else `--max-model-len` of the serve command",
-    "temperature": "the rollouts' responses_create_params (NeMo Gym), else the task's"
-    " `config.params.temperature`",
-    "top_p": "the rollouts' responses_create_params (NeMo Gym), else `config.params.top_p`",
-    "max_new_tokens": "NeMo Gym's `responses_create_params.max_output_tokens` override,"
-    " else `config.params.max_new_tokens`",
+    "temperature": "the harness's own `Using gen_kwargs` line in the client log"
+    " (lm-evaluation-harness), else the rollouts' responses_create_params (NeMo Gym), else"
+    " the task's `config.params.temperature`",
+    "top_p": "as temperature: the client log's `Using gen_kwargs`, the rollouts, then"
+    " `config.params.top_p`",
+    "max_new_tokens": "the client log's `Using gen_kwargs` (`max_gen_toks`), else NeMo Gym's"
+    " `responses_create_params.max_output_tokens` override, else"
+    " `config.params.max_new_tokens`",
     "chat_template_kwargs": "`params_to_add.chat_template_kwargs` of the adapter config (or"
     " its `payload_modifier` interceptor), over the server's"
     " `--default-chat-template-kwargs`",
@@ -173,7 +178,15 @@ def _yaml_scalar(raw: str) -> Any:
     return value if isinstance(value, (int, float, str)) else raw
 
 
-def _sampling(run: Run, view: ConfigView | None, key: str) -> FieldValue:
+def _harness_said(harness: GenKwargs | None, key: str) -> FieldValue | None:
+    if harness is None or key not in harness.values:
+        return None
+    return FieldValue(harness.values[key], f"logs/{harness.log}:{harness.line}")
+
+
+def _sampling(run: Run, view: ConfigView | None, key: str, harness: GenKwargs | None) -> FieldValue:
+    if (said := _harness_said(harness, key)) is not None:
+        return said
     if run.is_gym:
         scanned = run.scanned
         if scanned is not None and key in scanned.sampling:
@@ -211,7 +224,9 @@ def _reasoning_parser(
     return parser
 
 
-def _max_new_tokens(run: Run, view: ConfigView | None) -> FieldValue:
+def _max_new_tokens(run: Run, view: ConfigView | None, harness: GenKwargs | None) -> FieldValue:
+    if (said := _harness_said(harness, "max_new_tokens")) is not None:
+        return said
     if run.is_gym:
         override = _gym_override(view, "max_output_tokens")
         if override is not None:
@@ -306,6 +321,7 @@ def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Finger
     script = read_launch_script(run.task_dir / "run.sub")
     view = load_config_view(run, script)
     logged, log, command, command_label = _server(run, script)
+    harness = read_gen_kwargs(run.logs_dir)
     fields = {
         "checkpoint": _checkpoint(run, view, script),
         "served_model": _served(run, view, command),
@@ -316,9 +332,9 @@ def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Finger
         "max_model_len": _pick(
             _from(logged.max_model_len, log), _from(command.max_model_len, command_label)
         ),
-        "temperature": _sampling(run, view, "temperature"),
-        "top_p": _sampling(run, view, "top_p"),
-        "max_new_tokens": _max_new_tokens(run, view),
+        "temperature": _sampling(run, view, "temperature", harness),
+        "top_p": _sampling(run, view, "top_p", harness),
+        "max_new_tokens": _max_new_tokens(run, view, harness),
         "chat_template_kwargs": chat_template_kwargs(view, command),
         "system_prompt": system_prompt(view),
         "harness_version": _harness(view, script),
