@@ -364,3 +364,20 @@ def test_lm_eval_pair_with_another_cap_is_not_comparable(tmp_path):
     base = read_fingerprint(_one(DATA / "outcomes" / "lm_eval.0"))
     diffs = diff_fingerprints(base, read_fingerprint(_one(cand)))
     assert [d.field for d in diffs if d.consequence == NOT_COMPARABLE] == ["max_new_tokens"]
+
+
+def test_a_job_resumed_on_another_vllm_shows_both_versions(tmp_path):
+    task = _with_server_log(tmp_path, "baseline", "b", vllm_startup(START))
+    (task / "logs" / "server-0-5200000-0.log").write_text(
+        vllm_startup(START, version="0.27.0"), encoding="utf-8"
+    )
+    assert read_fingerprint(_one(task)).value("vllm_version") == "0.26.0 | 0.27.0"
+
+
+def test_mrcr_sampling_comes_from_the_rollouts_once_the_pass_is_made():
+    run = _one(DATA / "suite" / "baseline" / "nemo_gym.0")
+    assert read_fingerprint(run)["temperature"].source.startswith("artifacts/run_config.yml")
+    run.scan()
+    after = read_fingerprint(run)["temperature"]
+    assert after.source.startswith("artifacts/evaluator_rollouts.jsonl")
+    assert after.value == 1.0

@@ -114,18 +114,27 @@ def _number(value: Any) -> float | int | None:
     return value
 
 
+MAX_SERVER_LOGS = 64  # instances x resumed jobs; each costs its start-up lines only
+
+
 def _server(run: Run, script: LaunchScript | None) -> tuple[ServerFacts, str, ServerFacts, str]:
-    """(facts of the first server log saying anything, its name; serve command facts, where)."""
+    """(facts of the first server log saying anything, its name; serve command facts, where).
+    Versions are gathered from every server log: a job resumed on another image shows as
+    `a | b`, as the Gym version does."""
     logged, log_label = ServerFacts(), ""
-    if run.logs_dir is not None:
-        for log in sorted(run.logs_dir.glob("server-*.log")):
-            try:
-                facts = read_banner(iter_log_lines(log))
-            except InputError:
-                continue
-            if facts.version or facts.max_model_len or facts.reasoning_parser:
-                logged, log_label = facts, rel_path(run, log)
-                break
+    versions: list[str] = []
+    logs = sorted(run.logs_dir.glob("server-*.log")) if run.logs_dir is not None else []
+    for log in logs[:MAX_SERVER_LOGS]:
+        try:
+            facts = read_banner(iter_log_lines(log))
+        except InputError:
+            continue
+        if facts.version is not None and facts.version.value not in versions:
+            versions.append(str(facts.version.value))
+        if not log_label and (facts.version or facts.max_model_len or facts.reasoning_parser):
+            logged, log_label = facts, rel_path(run, log)
+    if len(versions) > 1 and logged.version is not None:
+        logged.version = Found(" | ".join(versions), logged.version.line)
     command, command_label = ServerFacts(), ""
     if script is not None and script.serve_command is not None:
         text, line = script.serve_command
@@ -316,7 +325,11 @@ def _config_source(view: ConfigView | None, value: str) -> str:
 
 def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Fingerprint:
     """The fingerprint of one task run (a Run, or a TaskRun upgraded with as_run). Nothing
-    here raises on a missing or unreadable source: that field is simply not recorded."""
+    here raises on a missing or unreadable source: that field is simply not recorded.
+
+    Nothing here streams the rollouts: a NeMo Gym run's sampling comes from them only
+    when the run's pass was made already (`run.scan(plan)`, as every command does before
+    it compares), else from the config; call this after the pass for the values sent."""
     run = as_run(run)
     script = read_launch_script(run.task_dir / "run.sub")
     view = load_config_view(run, script)
