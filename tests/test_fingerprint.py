@@ -28,6 +28,14 @@ from helpers.synth.runs.serverlog import vllm_startup
 
 DATA = Path(__file__).resolve().parent / "data"
 GPQA = "simple_evals.gpqa_diamond.1"
+# process_reasoning_traces: true with nemo-evaluator 0.2.8's reasoning interceptor defaults
+REASONING_ON = {
+    "process_reasoning_traces": True,
+    "start_reasoning_token": "<think>",
+    "end_reasoning_token": "</think>",
+    "include_if_not_finished": True,
+    "migrate_reasoning_content": False,
+}
 
 
 def _copy(side: str, task: str, tmp_path: Path, name: str | None = None) -> Path:
@@ -63,7 +71,7 @@ def test_bundled_gpqa_fingerprint_reads_every_source():
     assert fp.value("max_new_tokens") == 16384
     assert fp["max_new_tokens"].source == "artifacts/run_config.yml:79"
     assert fp.value("chat_template_kwargs") == {"enable_thinking": True}
-    assert fp.value("reasoning_traces") == {"process_reasoning_traces": True}
+    assert fp.value("reasoning_traces") == REASONING_ON
     assert fp.value("system_prompt") == "none"
     assert fp.value("launcher_version") == "0.2.6"
     # The task's own limit_samples: null, not the MRCR task's global 90.
@@ -381,3 +389,22 @@ def test_mrcr_sampling_comes_from_the_rollouts_once_the_pass_is_made():
     after = read_fingerprint(run)["temperature"]
     assert after.source.startswith("artifacts/evaluator_rollouts.jsonl")
     assert after.value == 1.0
+
+
+def test_legacy_keys_and_the_interceptor_they_become_compare_equal(tmp_path):
+    """nemo-evaluator writes run_config.yml with the interceptors the legacy keys became
+    (tests/data/outcomes/lm_eval.0); a baseline written with legacy keys must not differ
+    from it by spelling alone."""
+    task = tmp_path / "lm_eval.0"
+    shutil.copytree(DATA / "outcomes" / "lm_eval.0", task)
+    _edit(
+        task / "artifacts" / "run_config.yml",
+        "      - config: {}\n        enabled: true\n        name: endpoint\n",
+        "      - config:\n          end_reasoning_token: </think>\n"
+        "          enable_reasoning_tracking: true\n"
+        "        enabled: true\n        name: reasoning\n"
+        "      - config: {}\n        enabled: true\n        name: endpoint\n",
+    )
+    interceptor = read_fingerprint(_one(task))["reasoning_traces"]
+    legacy = read_fingerprint(_one(DATA / "suite" / "baseline" / GPQA))["reasoning_traces"]
+    assert interceptor.value == legacy.value == REASONING_ON
