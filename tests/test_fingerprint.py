@@ -7,6 +7,7 @@ harness runs under tests/data/outcomes and tests/data/simple_evals, copied and v
 
 from __future__ import annotations
 
+import json
 import shutil
 from datetime import datetime
 from pathlib import Path
@@ -159,6 +160,7 @@ def test_real_harness_runs_without_run_sub(path):
     assert fp.value("temperature") is not None
     doc = fp.to_json()
     assert all(set(v) == {"value", "source"} for v in doc.values())
+    json.loads(json.dumps(doc, allow_nan=False))  # plain JSON, as score --format json prints it
 
 
 # -- the vLLM server log's start-up lines ---------------------------------------------------
@@ -408,3 +410,38 @@ def test_legacy_keys_and_the_interceptor_they_become_compare_equal(tmp_path):
     interceptor = read_fingerprint(_one(task))["reasoning_traces"]
     legacy = read_fingerprint(_one(DATA / "suite" / "baseline" / GPQA))["reasoning_traces"]
     assert interceptor.value == legacy.value == REASONING_ON
+
+
+def test_a_launcher_config_merges_the_task_block_over_the_evaluation_wide_one(tmp_path):
+    """Without run_config.yml the launcher's own copy is read: the GPQA task's block
+    (`use_caching: true` only) over the evaluation-wide adapter settings."""
+    task = _copy("baseline", GPQA, tmp_path)
+    (task / "artifacts" / "run_config.yml").unlink()
+    unresolved = DATA / "suite" / "baseline" / GPQA / "artifacts" / "run_config.yml"
+    import yaml
+
+    launcher_config = yaml.safe_load(unresolved.read_text(encoding="utf-8"))["metadata"][
+        "launcher_resolved_config"
+    ]
+    (task / "artifacts" / "launcher_unresolved_config.yaml").write_text(
+        yaml.safe_dump(launcher_config), encoding="utf-8"
+    )
+    fp = read_fingerprint(_one(task))
+    assert fp.value("reasoning_traces") == REASONING_ON
+    assert fp.value("chat_template_kwargs") == {"enable_thinking": True}
+    assert fp.value("max_new_tokens") == 16384  # the task's own, not the global null
+    assert fp.value("limit_samples") == "none (all items)"  # the task's null, not 90
+    assert fp["max_new_tokens"].source.startswith("artifacts/launcher_unresolved_config.yaml:")
+
+
+def test_values_yaml_constructs_become_json_text(tmp_path):
+    task = _copy("baseline", GPQA, tmp_path)
+    config = task / "artifacts" / "run_config.yml"
+    _edit(
+        config,
+        "    temperature: 1.0\n    top_p: 0.95\n  type:",
+        "    temperature: .nan\n    top_p: 2026-01-01\n  type:",
+    )
+    doc = read_fingerprint(_one(task)).to_json()
+    assert (doc["temperature"]["value"], doc["top_p"]["value"]) == ("nan", "2026-01-01")
+    json.dumps(doc, allow_nan=False)

@@ -95,8 +95,28 @@ class ConfigView:
         return False, None, None
 
     def adapter(self) -> tuple[dict, str | None]:
-        present, value, source = self.get("target", "api_endpoint", "adapter_config")
-        return (value if present and isinstance(value, dict) else {}), source
+        """The adapter config, the evaluation-wide block with this task's merged over it
+        (as the launcher merges them; nemo-evaluator's own config is merged already).
+        The source is the most specific block's."""
+        merged: dict = {}
+        source = None
+        for prefix in reversed(self.prefixes):
+            full = (*prefix, "target", "api_endpoint", "adapter_config")
+            present, value = _dig(self.data, full)
+            if present and isinstance(value, dict):
+                merged = _deep_merge(merged, value)
+                source = self.source(full)
+        return merged, source
+
+
+def _deep_merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def _dig(data: Any, path: tuple) -> tuple[bool, Any]:
