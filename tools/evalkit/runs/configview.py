@@ -94,6 +94,23 @@ class ConfigView:
                 return True, value, self.source(full)
         return False, None, None
 
+    def line_of(self, text: str) -> str | None:
+        """Where the first scalar equal to TEXT stands (None: nowhere in this config)."""
+        import yaml
+
+        stack = [self.root] if self.root is not None else []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, yaml.ScalarNode):
+                if node.value == text:
+                    line = f"{self._file}:{node.start_mark.line + 1}"
+                    return f"{self._outer} ({line})" if self._outer else line
+            elif isinstance(node, yaml.SequenceNode):
+                stack.extend(reversed(node.value))
+            elif isinstance(node, yaml.MappingNode):
+                stack.extend(v for pair in reversed(node.value) for v in reversed(pair))
+        return None
+
     def adapter(self) -> tuple[dict, str | None]:
         """The adapter config, the evaluation-wide block with this task's merged over it
         (as the launcher merges them; nemo-evaluator's own config is merged already).

@@ -317,10 +317,9 @@ def _served(run: Run, view: ConfigView | None, command: ServerFacts) -> FieldVal
 
 
 def _config_source(view: ConfigView | None, value: str) -> str:
-    """Where a provenance value came from: the config, or (not found there) the run."""
-    if view is not None and value in set(strings_in(view.data)):
-        return view.label
-    return "the run's configs or rollouts"
+    """Where a provenance value came from: its line in the config, or the run at large."""
+    found = view.line_of(value) if view is not None else None
+    return found or "the run's configs or rollouts"
 
 
 def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Fingerprint:
