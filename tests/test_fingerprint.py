@@ -60,11 +60,8 @@ def test_bundled_gpqa_fingerprint_reads_every_source():
     fp = read_fingerprint(_one(DATA / "suite" / "baseline" / GPQA))
     assert fp.value("checkpoint") == "/lustre/fake/checkpoints/model-bf16"
     assert fp["checkpoint"].source == "run.sub:160"
-    assert fp.value("images") == {
-        "deployment": "vllm/vllm-openai:v0.26.0",
-        "proxy": "haproxy:3.0",
-        "evaluation": "nvcr.io/nvidia/eval-factory/simple-evals:26.03",
-    }
+    assert fp.value("images") == {"deployment": "vllm/vllm-openai:v0.26.0", "proxy": "haproxy:3.0"}
+    assert fp.value("harness_version") == "nvcr.io/nvidia/eval-factory/simple-evals:26.03"
     # The serve command the job ran (deployment_cmd.sh, base64 in run.sub's srun line).
     assert fp.value("max_model_len") == 1_100_000
     assert fp.value("reasoning_parser") == "nemotron_v3"
@@ -89,7 +86,7 @@ def test_bundled_mrcr_fingerprint_reads_gym_facts():
     assert fp.value("limit_samples") == 90
     assert fp.value("repeats") == 1
     assert fp.value("max_new_tokens") == "null (no cap sent)"
-    assert fp.value("images")["evaluation"] == "registry.invalid/fake/nemo-gym-git:a431501"
+    assert fp.value("harness_version") == "registry.invalid/fake/nemo-gym-git:a431501"
 
 
 def test_dataset_identity_comes_from_the_caller():
@@ -286,7 +283,8 @@ def test_fingerprint_of_a_run_sub_the_real_launcher_renders(tmp_path):
     assert fp.value("checkpoint") == "/lustre/fake/checkpoints/model-fp8"
     images = fp.value("images")
     assert images["deployment"].endswith("@sha256:" + "0123456789abcdef" * 4)
-    assert images["evaluation"].startswith("nvcr.io/nvidia/eval-factory/simple-evals:")
+    assert "evaluation" not in images
+    assert fp.value("harness_version").startswith("nvcr.io/nvidia/eval-factory/simple-evals:")
     assert fp.value("max_model_len") == 32000  # 32k, as vLLM reads it
     assert fp.value("reasoning_parser") == "qwen3"
     assert fp.value("chat_template_kwargs") == {"enable_thinking": False}

@@ -51,9 +51,10 @@ READS: dict[str, str] = {
     "served_model": "`--served-model-name` of the serve command in run.sub, else"
     " `deployment.served_model_name` or the target's `model_id` in the config, else the"
     " rollouts' model",
-    "images": "every `--container-image` in run.sub, by role (deployment, evaluation,"
-    " proxy, auxiliary); a digest only where the reference pins one (`@sha256:`): pyxis"
-    " logs `imported docker image: <reference>`, never the digest it pulled",
+    "images": "every `--container-image` in run.sub by role (deployment, proxy, auxiliary"
+    " services; the evaluation's is harness_version); a digest only where the reference"
+    " pins one (`@sha256:`): pyxis logs `imported docker image: <reference>`, never the"
+    " digest it pulled",
     "vllm_version": "the server log's `vLLM server version`, logo `version` or `V1 LLM"
     " engine (v...)` line",
     "reasoning_parser": "the server log's `non-default args` or engine config, else"
@@ -75,7 +76,8 @@ READS: dict[str, str] = {
     " `--default-chat-template-kwargs`",
     "system_prompt": "the adapter config's `custom_system_prompt` (with `use_system_prompt`)"
     " or its `system_message` interceptor",
-    "harness_version": "the config's `framework_name` and the evaluation container's image",
+    "harness_version": "the evaluation container's image in run.sub (`client-%A.log` is its"
+    " output): its tag or digest is the harness release",
     "launcher_version": "`metadata.versioning.nemo_evaluator_launcher` in run_config.yml",
     "gym_version": "the client log's NeMo Gym version banner, else"
     " `install_on_the_fly.commit` (NeMo Gym tasks only)",
@@ -208,16 +210,19 @@ def _sampling(run: Run, view: ConfigView | None, key: str, harness: GenKwargs | 
 
 
 def _images(script: LaunchScript | None) -> FieldValue:
-    if script is None or not script.images:
+    """Every image but the evaluation's (that one is harness_version: one change, one
+    finding)."""
+    images = [i for i in script.images if i.role != "evaluation"] if script else []
+    if not images:
         return NOT_RECORDED
     value: dict[str, str] = {}
-    for image in script.images:
+    for image in images:
         label, n = image.role, 1
         while label in value:  # a second image for one role (another instance's)
             n += 1
             label = f"{image.role} {n}"
         value[label] = as_data(image.ref)
-    lines = ", ".join(str(i.line) for i in script.images)
+    lines = ", ".join(str(i.line) for i in images)
     return FieldValue(value, f"run.sub:{lines}")
 
 
@@ -263,17 +268,12 @@ def _limit(run: Run, view: ConfigView | None) -> FieldValue:
     return _pick(_param(view, "limit_samples", null=NO_LIMIT))
 
 
-def _harness(view: ConfigView | None, script: LaunchScript | None) -> FieldValue:
-    parts, source = [], None
-    if view is not None:
-        present, name, source = view.get("framework_name")
-        if present and isinstance(name, str):
-            parts.append(as_data(name))
+def _harness(script: LaunchScript | None) -> FieldValue:
+    """The evaluation container's image: the harness's release is its tag (or digest)."""
     image = next((i for i in script.images if i.role == "evaluation"), None) if script else None
-    if image is not None:
-        parts.append(as_data(image.ref))
-        source = f"{source}; run.sub:{image.line}" if source else f"run.sub:{image.line}"
-    return FieldValue(" @ ".join(parts), source) if parts else NOT_RECORDED
+    if image is None:
+        return NOT_RECORDED
+    return FieldValue(as_data(image.ref), f"run.sub:{image.line}")
 
 
 def _launcher(view: ConfigView | None) -> FieldValue:
@@ -349,7 +349,7 @@ def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Finger
         "max_new_tokens": _max_new_tokens(run, view, harness),
         "chat_template_kwargs": chat_template_kwargs(view, command),
         "system_prompt": system_prompt(view),
-        "harness_version": _harness(view, script),
+        "harness_version": _harness(script),
         "launcher_version": _launcher(view),
         "gym_version": _gym(run, view),
         "dataset": FieldValue(
