@@ -22,7 +22,7 @@ from evalkit.comparison.fingerprint import (
     diff_fingerprints,
 )
 from evalkit.comparison.fingerprint_docs import END, render, splice
-from evalkit.runs.fingerprint import FIELDS, DatasetIdentity, read_fingerprint
+from evalkit.runs.fingerprint import FIELDS, DatasetIdentity, dataset_identity, read_fingerprint
 from evalkit.runs.run import load_runs
 from evalkit.runs.serverbanner import read_banner, read_serve_command
 from helpers.synth.runs.serverlog import vllm_startup
@@ -443,3 +443,11 @@ def test_values_yaml_constructs_become_json_text(tmp_path):
     doc = read_fingerprint(_one(task)).to_json()
     assert (doc["temperature"]["value"], doc["top_p"]["value"]) == ("nan", "2026-01-01")
     json.dumps(doc, allow_nan=False)
+
+
+def test_dataset_identity_folds_ids_and_prompts_in_any_order():
+    one = dataset_identity([("1", "aa"), ("2", "bb")])
+    assert one == dataset_identity([("2", "bb"), ("1", "aa")])
+    assert one.item_count == 2 and len(one.digest) == 64
+    assert one != dataset_identity([("1", "aa"), ("2", "bc")])  # one prompt changed
+    assert one != dataset_identity([("12", "aa"), ("", "bb")])  # lengths keep pairs apart

@@ -17,7 +17,9 @@ interpreted; rendering escapes them.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,8 +83,8 @@ READS: dict[str, str] = {
     "launcher_version": "`metadata.versioning.nemo_evaluator_launcher` in run_config.yml",
     "gym_version": "the client log's NeMo Gym version banner, else"
     " `install_on_the_fly.commit` (NeMo Gym tasks only)",
-    "dataset": "item count and digest of the item ids and prompts, computed by the"
-    " benchmark's adapter and handed in",
+    "dataset": "item count and digest of the item ids and prompts: the benchmark's adapter"
+    " names them, `dataset_identity` folds them, the caller hands the result in",
     "repeats": "`++num_repeats=N` (NeMo Gym) or `config.params.extra.n_samples`",
     "limit_samples": "`++limit=N` (NeMo Gym) or the task's `config.params.limit_samples`",
 }
@@ -93,6 +95,19 @@ FIELDS = tuple(READS)
 class DatasetIdentity:
     item_count: int
     digest: str
+
+
+def dataset_identity(items: Iterable[tuple[str, str]]) -> DatasetIdentity:
+    """The identity of a task's items from (item id, prompt digest) pairs, in any order:
+    their count and a sha256 over the sorted pairs (the benchmark's adapter names the
+    ids and digests; this layer only folds them, so every adapter folds alike)."""
+    pairs = sorted(set(items))
+    digest = hashlib.sha256()
+    for item_id, prompt in pairs:
+        digest.update(
+            f"{len(item_id)}:{item_id}{len(prompt)}:{prompt}".encode("utf-8", "surrogatepass")
+        )
+    return DatasetIdentity(len(pairs), digest.hexdigest())
 
 
 @dataclass(frozen=True)
@@ -367,6 +382,7 @@ __all__ = [
     "FIELDS",
     "READS",
     "DatasetIdentity",
+    "dataset_identity",
     "FieldValue",
     "Fingerprint",
     "read_fingerprint",
