@@ -43,8 +43,8 @@ TABLE: dict[str, Rule] = {
     ),
     "images": Rule(
         WARNING,
-        "another server, proxy or harness image can change kernels, parsing or grading;"
-        " the versions it carries are compared on their own",
+        "another server or proxy image can change kernels and parsing; the vLLM version it"
+        " carries is compared on its own",
     ),
     "vllm_version": Rule(
         WARNING,

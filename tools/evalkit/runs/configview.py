@@ -14,6 +14,7 @@ interceptors, which a config may also list itself).
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from evalkit.errors import InputError
 from evalkit.inputs import compose_bounded, parse_yaml, read_text
 from evalkit.runs.launchscript import LaunchScript
 from evalkit.runs.serverbanner import ServerFacts
-from evalkit.runs.settings import embedded_configs
+from evalkit.runs.settings import embedded_files
 from evalkit.secrets.quote import redact_quoted
 
 PROMPT_CHARS = 500  # a longer system prompt is kept as its head and its digest
@@ -41,14 +42,19 @@ NOT_RECORDED = FieldValue(None, None)
 
 
 def as_data(value: Any) -> Any:
-    """Run data as data: strings redacted of secrets; containers walked."""
+    """Run data as JSON data: strings redacted of secrets, containers walked, anything else
+    YAML may construct (a date, a non-finite float, bytes) as its text."""
     if isinstance(value, str):
         return redact_quoted(value)
     if isinstance(value, dict):
-        return {str(k): as_data(v) for k, v in value.items()}
+        return {redact_quoted(str(k)): as_data(v) for k, v in value.items()}
     if isinstance(value, list):
         return [as_data(v) for v in value]
-    return value
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    return redact_quoted(str(value))
 
 
 class ConfigView:
@@ -57,10 +63,11 @@ class ConfigView:
     every task, so this task's entry (its index from the `<task>.<idx>` directory) wins
     over the evaluation-wide one."""
 
-    def __init__(self, data: Any, root: Any, label: str, task_index: int | None):
+    def __init__(self, data: Any, root: Any, label: str, task_index: int | None, outer: str = ""):
         self.data = data if isinstance(data, dict) else {}
         self.root = root
-        self.label = label
+        self.label = f"{outer} ({label})" if outer else label
+        self._file, self._outer = label, outer
         prefixes: list[tuple] = []
         if "config" in self.data or "target" in self.data:
             prefixes.append(())
@@ -75,7 +82,8 @@ class ConfigView:
             node = _child(node, step)
             if node is None:
                 return self.label
-        return f"{self.label}:{node.start_mark.line + 1}"
+        line = f"{self._file}:{node.start_mark.line + 1}"
+        return f"{self._outer} ({line})" if self._outer else line
 
     def get(self, *path: Any) -> tuple[bool, Any, str | None]:
         """(present, value, source) of PATH under this task's config blocks."""
@@ -86,9 +94,46 @@ class ConfigView:
                 return True, value, self.source(full)
         return False, None, None
 
+    def line_of(self, text: str) -> str | None:
+        """Where the first scalar equal to TEXT stands (None: nowhere in this config)."""
+        import yaml
+
+        stack = [self.root] if self.root is not None else []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, yaml.ScalarNode):
+                if node.value == text:
+                    line = f"{self._file}:{node.start_mark.line + 1}"
+                    return f"{self._outer} ({line})" if self._outer else line
+            elif isinstance(node, yaml.SequenceNode):
+                stack.extend(reversed(node.value))
+            elif isinstance(node, yaml.MappingNode):
+                stack.extend(v for pair in reversed(node.value) for v in reversed(pair))
+        return None
+
     def adapter(self) -> tuple[dict, str | None]:
-        present, value, source = self.get("target", "api_endpoint", "adapter_config")
-        return (value if present and isinstance(value, dict) else {}), source
+        """The adapter config, the evaluation-wide block with this task's merged over it
+        (as the launcher merges them; nemo-evaluator's own config is merged already).
+        The source is the most specific block's."""
+        merged: dict = {}
+        source = None
+        for prefix in reversed(self.prefixes):
+            full = (*prefix, "target", "api_endpoint", "adapter_config")
+            present, value = _dig(self.data, full)
+            if present and isinstance(value, dict):
+                merged = _deep_merge(merged, value)
+                source = self.source(full)
+        return merged, source
+
+
+def _deep_merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def _dig(data: Any, path: tuple) -> tuple[bool, Any]:
@@ -136,15 +181,17 @@ def load_config_view(run: Any, script: LaunchScript | None) -> ConfigView | None
     try:
         if run.config_path is not None:
             text = read_text(run.config_path)
-            label = rel_path(run, run.config_path)
+            label, outer = rel_path(run, run.config_path), ""
         elif script is not None:
-            embedded = embedded_configs(read_text(script.path))
+            embedded = embedded_files(read_text(script.path))
             if not embedded:
                 return None
-            return ConfigView(embedded[0], None, "run.sub (config_ef.yaml)", index)
+            label, text, line = embedded[0]
+            outer = f"run.sub:{line}"
         else:
             return None
-        return ConfigView(parse_yaml(text, label), compose_bounded(text, label), label, index)
+        root = compose_bounded(text, label)
+        return ConfigView(parse_yaml(text, label), root, label, index, outer)
     except InputError:
         return None
 
@@ -152,8 +199,8 @@ def load_config_view(run: Any, script: LaunchScript | None) -> ConfigView | None
 def _adapter_value(adapter: dict, legacy: str, interceptor: str, key: str) -> Any:
     if legacy in adapter:
         return adapter[legacy]
-    for entry in adapter.get("interceptors") or []:
-        if isinstance(entry, dict) and entry.get("name") == interceptor:
+    for entry in _interceptors(adapter):
+        if entry.get("name") == interceptor:
             if entry.get("enabled", True) is False:
                 return None
             config = entry.get("config")
@@ -199,30 +246,48 @@ def system_prompt(view: ConfigView | None) -> FieldValue:
     return FieldValue(text, where)
 
 
+def _interceptors(adapter: dict) -> list[dict]:
+    entries = adapter.get("interceptors")
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
+# The reasoning interceptor's settings that change the graded text, with its defaults
+# (nemo-evaluator 0.2.8 `adapters/interceptors/reasoning_interceptor.py:48-69`); the
+# legacy keys map onto them (`adapter_config.py:598-614`).
+_REASONING_DEFAULTS = {
+    "start_reasoning_token": "<think>",
+    "end_reasoning_token": "</think>",
+    "include_if_not_finished": True,
+    "migrate_reasoning_content": False,
+}
+_LEGACY_REASONING = {
+    "start_reasoning_token": "start_reasoning_token",
+    "end_reasoning_token": "end_reasoning_token",
+    "include_if_reasoning_not_finished": "include_if_not_finished",
+}
+
+
 def reasoning_traces(view: ConfigView | None) -> FieldValue:
+    """Whether the adapter strips the thinking before the harness grades, and how: one
+    shape for the legacy keys and the interceptor, defaults filled in, so two spellings
+    of one setting compare equal."""
     adapter, where = view.adapter() if view is not None else ({}, None)
     if not adapter:
         return NOT_RECORDED
-    legacy = {k: adapter[k] for k in _REASONING_KEYS if k in adapter}
-    if legacy or "interceptors" not in adapter:
-        on = bool(legacy.get("process_reasoning_traces") or legacy.get("use_reasoning"))
-        value = {"process_reasoning_traces": on}
-        value.update({k: v for k, v in legacy.items() if k not in _SWITCHES and on})
-        return FieldValue(as_data(value), where)
-    for entry in adapter.get("interceptors") or []:
-        if isinstance(entry, dict) and entry.get("name") == "reasoning":
-            on = entry.get("enabled", True) is not False
-            config = entry.get("config") if isinstance(entry.get("config"), dict) else {}
-            kept = {k: v for k, v in config.items() if k in _INTERCEPTOR_KEYS and on}
-            return FieldValue(as_data({"process_reasoning_traces": on, **kept}), where)
-    return FieldValue({"process_reasoning_traces": False}, where)
-
-
-_SWITCHES = ("process_reasoning_traces", "use_reasoning")
-_REASONING_KEYS = (
-    *_SWITCHES,
-    "start_reasoning_token",
-    "end_reasoning_token",
-    "include_if_reasoning_not_finished",
-)
-_INTERCEPTOR_KEYS = ("start_reasoning_token", "end_reasoning_token", "include_if_not_finished")
+    entries = _interceptors(adapter)
+    if entries:
+        entry = next((e for e in entries if e.get("name") == "reasoning"), None)
+        on = entry is not None and entry.get("enabled", True) is not False
+        given = entry.get("config") if on and isinstance(entry.get("config"), dict) else {}
+    else:
+        on = bool(adapter.get("process_reasoning_traces") or adapter.get("use_reasoning"))
+        given = {
+            new: adapter[old]
+            for old, new in _LEGACY_REASONING.items()
+            if adapter.get(old) is not None
+        }
+    if not on:
+        return FieldValue({"process_reasoning_traces": False}, where)
+    value = {"process_reasoning_traces": True}
+    value.update({k: given.get(k, default) for k, default in _REASONING_DEFAULTS.items()})
+    return FieldValue(as_data(value), where)

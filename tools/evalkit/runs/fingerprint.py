@@ -17,12 +17,15 @@ interpreted; rendering escapes them.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from evalkit.errors import InputError
 from evalkit.inputs import iter_log_lines, parse_yaml
+from evalkit.runs.clientlog import GenKwargs, read_gen_kwargs
 from evalkit.runs.configview import (
     NOT_RECORDED,
     ConfigView,
@@ -47,10 +50,13 @@ NO_CAP = "null (no cap sent)"  # Gym's max_output_tokens=null: up to max-model-l
 READS: dict[str, str] = {
     "checkpoint": "run.sub's `<path>:/checkpoint` mount, else `deployment.checkpoint_path`"
     " / `hf_model_handle` in the config",
-    "served_model": "the server log's `serving model`, else `deployment.served_model_name` or"
-    " the target's `model_id` in the config, else the rollouts' model",
-    "images": "every `--container-image` in run.sub, by role (deployment, evaluation,"
-    " proxy, auxiliary), with the `@sha256:` digest when the reference pins one",
+    "served_model": "`--served-model-name` of the serve command in run.sub, else"
+    " `deployment.served_model_name` or the target's `model_id` in the config, else the"
+    " rollouts' model",
+    "images": "every `--container-image` in run.sub by role (deployment, proxy, auxiliary"
+    " services; the evaluation's is harness_version); a digest only where the reference"
+    " pins one (`@sha256:`): pyxis logs `imported docker image: <reference>`, never the"
+    " digest it pulled",
     "vllm_version": "the server log's `vLLM server version`, logo `version` or `V1 LLM"
     " engine (v...)` line",
     "reasoning_parser": "the server log's `non-default args` or engine config, else"
@@ -59,22 +65,26 @@ READS: dict[str, str] = {
     " their tokens (legacy keys), or the `reasoning` interceptor",
     "max_model_len": "the server log's `Using max model len`, engine config or arguments,"
     " else `--max-model-len` of the serve command",
-    "temperature": "the rollouts' responses_create_params (NeMo Gym), else the task's"
-    " `config.params.temperature`",
-    "top_p": "the rollouts' responses_create_params (NeMo Gym), else `config.params.top_p`",
-    "max_new_tokens": "NeMo Gym's `responses_create_params.max_output_tokens` override,"
-    " else `config.params.max_new_tokens`",
+    "temperature": "the harness's own `Using gen_kwargs` line in the client log"
+    " (lm-evaluation-harness), else the rollouts' responses_create_params (NeMo Gym), else"
+    " the task's `config.params.temperature`",
+    "top_p": "as temperature: the client log's `Using gen_kwargs`, the rollouts, then"
+    " `config.params.top_p`",
+    "max_new_tokens": "the client log's `Using gen_kwargs` (`max_gen_toks`), else NeMo Gym's"
+    " `responses_create_params.max_output_tokens` override, else"
+    " `config.params.max_new_tokens`",
     "chat_template_kwargs": "`params_to_add.chat_template_kwargs` of the adapter config (or"
     " its `payload_modifier` interceptor), over the server's"
     " `--default-chat-template-kwargs`",
     "system_prompt": "the adapter config's `custom_system_prompt` (with `use_system_prompt`)"
     " or its `system_message` interceptor",
-    "harness_version": "the config's `framework_name` and the evaluation container's image",
+    "harness_version": "the evaluation container's image in run.sub (`client-%A.log` is its"
+    " output): its tag or digest is the harness release",
     "launcher_version": "`metadata.versioning.nemo_evaluator_launcher` in run_config.yml",
     "gym_version": "the client log's NeMo Gym version banner, else"
     " `install_on_the_fly.commit` (NeMo Gym tasks only)",
-    "dataset": "item count and digest of the item ids and prompts, computed by the"
-    " benchmark's adapter and handed in",
+    "dataset": "item count and digest of the item ids and prompts: the benchmark's adapter"
+    " names them, `dataset_identity` folds them, the caller hands the result in",
     "repeats": "`++num_repeats=N` (NeMo Gym) or `config.params.extra.n_samples`",
     "limit_samples": "`++limit=N` (NeMo Gym) or the task's `config.params.limit_samples`",
 }
@@ -85,6 +95,19 @@ FIELDS = tuple(READS)
 class DatasetIdentity:
     item_count: int
     digest: str
+
+
+def dataset_identity(items: Iterable[tuple[str, str]]) -> DatasetIdentity:
+    """The identity of a task's items from (item id, prompt digest) pairs, in any order:
+    their count and a sha256 over the sorted pairs (the benchmark's adapter names the
+    ids and digests; this layer only folds them, so every adapter folds alike)."""
+    pairs = sorted(set(items))
+    digest = hashlib.sha256()
+    for item_id, prompt in pairs:
+        digest.update(
+            f"{len(item_id)}:{item_id}{len(prompt)}:{prompt}".encode("utf-8", "surrogatepass")
+        )
+    return DatasetIdentity(len(pairs), digest.hexdigest())
 
 
 @dataclass(frozen=True)
@@ -108,18 +131,27 @@ def _number(value: Any) -> float | int | None:
     return value
 
 
+MAX_SERVER_LOGS = 64  # instances x resumed jobs; each costs its start-up lines only
+
+
 def _server(run: Run, script: LaunchScript | None) -> tuple[ServerFacts, str, ServerFacts, str]:
-    """(facts of the first server log saying anything, its name; serve command facts, where)."""
+    """(facts of the first server log saying anything, its name; serve command facts, where).
+    Versions are gathered from every server log: a job resumed on another image shows as
+    `a | b`, as the Gym version does."""
     logged, log_label = ServerFacts(), ""
-    if run.logs_dir is not None:
-        for log in sorted(run.logs_dir.glob("server-*.log")):
-            try:
-                facts = read_banner(iter_log_lines(log))
-            except InputError:
-                continue
-            if facts.version or facts.max_model_len or facts.reasoning_parser:
-                logged, log_label = facts, rel_path(run, log)
-                break
+    versions: list[str] = []
+    logs = sorted(run.logs_dir.glob("server-*.log")) if run.logs_dir is not None else []
+    for log in logs[:MAX_SERVER_LOGS]:
+        try:
+            facts = read_banner(iter_log_lines(log))
+        except InputError:
+            continue
+        if facts.version is not None and facts.version.value not in versions:
+            versions.append(str(facts.version.value))
+        if not log_label and (facts.version or facts.max_model_len or facts.reasoning_parser):
+            logged, log_label = facts, rel_path(run, log)
+    if len(versions) > 1 and logged.version is not None:
+        logged.version = Found(" | ".join(versions), logged.version.line)
     command, command_label = ServerFacts(), ""
     if script is not None and script.serve_command is not None:
         text, line = script.serve_command
@@ -172,7 +204,15 @@ def _yaml_scalar(raw: str) -> Any:
     return value if isinstance(value, (int, float, str)) else raw
 
 
-def _sampling(run: Run, view: ConfigView | None, key: str) -> FieldValue:
+def _harness_said(harness: GenKwargs | None, key: str) -> FieldValue | None:
+    if harness is None or key not in harness.values:
+        return None
+    return FieldValue(harness.values[key], f"logs/{harness.log}:{harness.line}")
+
+
+def _sampling(run: Run, view: ConfigView | None, key: str, harness: GenKwargs | None) -> FieldValue:
+    if (said := _harness_said(harness, key)) is not None:
+        return said
     if run.is_gym:
         scanned = run.scanned
         if scanned is not None and key in scanned.sampling:
@@ -185,13 +225,19 @@ def _sampling(run: Run, view: ConfigView | None, key: str) -> FieldValue:
 
 
 def _images(script: LaunchScript | None) -> FieldValue:
-    if script is None or not script.images:
+    """Every image but the evaluation's (that one is harness_version: one change, one
+    finding)."""
+    images = [i for i in script.images if i.role != "evaluation"] if script else []
+    if not images:
         return NOT_RECORDED
-    value = {}
-    for image in script.images:
-        label = image.role if image.role not in value else f"{image.role} ({image.line})"
+    value: dict[str, str] = {}
+    for image in images:
+        label, n = image.role, 1
+        while label in value:  # a second image for one role (another instance's)
+            n += 1
+            label = f"{image.role} {n}"
         value[label] = as_data(image.ref)
-    lines = ", ".join(str(i.line) for i in script.images)
+    lines = ", ".join(str(i.line) for i in images)
     return FieldValue(value, f"run.sub:{lines}")
 
 
@@ -207,7 +253,9 @@ def _reasoning_parser(
     return parser
 
 
-def _max_new_tokens(run: Run, view: ConfigView | None) -> FieldValue:
+def _max_new_tokens(run: Run, view: ConfigView | None, harness: GenKwargs | None) -> FieldValue:
+    if (said := _harness_said(harness, "max_new_tokens")) is not None:
+        return said
     if run.is_gym:
         override = _gym_override(view, "max_output_tokens")
         if override is not None:
@@ -235,17 +283,12 @@ def _limit(run: Run, view: ConfigView | None) -> FieldValue:
     return _pick(_param(view, "limit_samples", null=NO_LIMIT))
 
 
-def _harness(view: ConfigView | None, script: LaunchScript | None) -> FieldValue:
-    parts, source = [], None
-    if view is not None:
-        present, name, source = view.get("framework_name")
-        if present and isinstance(name, str):
-            parts.append(as_data(name))
+def _harness(script: LaunchScript | None) -> FieldValue:
+    """The evaluation container's image: the harness's release is its tag (or digest)."""
     image = next((i for i in script.images if i.role == "evaluation"), None) if script else None
-    if image is not None:
-        parts.append(as_data(image.ref))
-        source = f"{source}; run.sub:{image.line}" if source else f"run.sub:{image.line}"
-    return FieldValue(" @ ".join(parts), source) if parts else NOT_RECORDED
+    if image is None:
+        return NOT_RECORDED
+    return FieldValue(as_data(image.ref), f"run.sub:{image.line}")
 
 
 def _launcher(view: ConfigView | None) -> FieldValue:
@@ -278,30 +321,37 @@ def _checkpoint(run: Run, view: ConfigView | None, script: LaunchScript | None) 
     return FieldValue(as_data(value), _config_source(view, value)) if value else NOT_RECORDED
 
 
-def _served(run: Run, view: ConfigView | None, logged: ServerFacts, log: str) -> FieldValue:
-    if logged.served_model is not None and not logged.served_model.value.startswith("/"):
-        return _pick(_from(logged.served_model, log))
+def _served(run: Run, view: ConfigView | None, command: ServerFacts) -> FieldValue:
+    """The name the server answered to: its command's --served-model-name, else the
+    config's (evalkit.runs.run.Provenance)."""
+    named = _from(command.served_model, "run.sub")
+    if named is not None:
+        return named
     value = run.provenance.served_model
     return FieldValue(as_data(value), _config_source(view, value)) if value else NOT_RECORDED
 
 
 def _config_source(view: ConfigView | None, value: str) -> str:
-    """Where a provenance value came from: the config, or (not found there) the run."""
-    if view is not None and value in set(strings_in(view.data)):
-        return view.label
-    return "the run's configs or rollouts"
+    """Where a provenance value came from: its line in the config, or the run at large."""
+    found = view.line_of(value) if view is not None else None
+    return found or "the run's configs or rollouts"
 
 
 def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Fingerprint:
     """The fingerprint of one task run (a Run, or a TaskRun upgraded with as_run). Nothing
-    here raises on a missing or unreadable source: that field is simply not recorded."""
+    here raises on a missing or unreadable source: that field is simply not recorded.
+
+    Nothing here streams the rollouts: a NeMo Gym run's sampling comes from them only
+    when the run's pass was made already (`run.scan(plan)`, as every command does before
+    it compares), else from the config; call this after the pass for the values sent."""
     run = as_run(run)
     script = read_launch_script(run.task_dir / "run.sub")
     view = load_config_view(run, script)
     logged, log, command, command_label = _server(run, script)
+    harness = read_gen_kwargs(run.logs_dir)
     fields = {
         "checkpoint": _checkpoint(run, view, script),
-        "served_model": _served(run, view, logged, log),
+        "served_model": _served(run, view, command),
         "images": _images(script),
         "vllm_version": _pick(_from(logged.version, log)),
         "reasoning_parser": _reasoning_parser(logged, log, command, bool(command_label)),
@@ -309,12 +359,12 @@ def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Finger
         "max_model_len": _pick(
             _from(logged.max_model_len, log), _from(command.max_model_len, command_label)
         ),
-        "temperature": _sampling(run, view, "temperature"),
-        "top_p": _sampling(run, view, "top_p"),
-        "max_new_tokens": _max_new_tokens(run, view),
+        "temperature": _sampling(run, view, "temperature", harness),
+        "top_p": _sampling(run, view, "top_p", harness),
+        "max_new_tokens": _max_new_tokens(run, view, harness),
         "chat_template_kwargs": chat_template_kwargs(view, command),
         "system_prompt": system_prompt(view),
-        "harness_version": _harness(view, script),
+        "harness_version": _harness(script),
         "launcher_version": _launcher(view),
         "gym_version": _gym(run, view),
         "dataset": FieldValue(
@@ -332,6 +382,7 @@ __all__ = [
     "FIELDS",
     "READS",
     "DatasetIdentity",
+    "dataset_identity",
     "FieldValue",
     "Fingerprint",
     "read_fingerprint",

@@ -7,6 +7,10 @@ deployment instance, `proxy-%A.log` for haproxy, `client-%A.log` for the evaluat
 `<aux>-server-...` for auxiliary services. The deployment's srun line carries the serve
 command base64-encoded (`echo "<b64>" | base64 -d > deployment_cmd.sh`); the launcher
 also echoes it as a `#` comment, but the encoded copy is the one the job ran.
+
+No log names an image's digest: pyxis prints `pyxis: imported docker image: %s` with the
+reference as given (NVIDIA/pyxis, `pyxis_slurmstepd.c`), so a digest is known only where
+the reference pins one (`image@sha256:...`).
 """
 
 from __future__ import annotations

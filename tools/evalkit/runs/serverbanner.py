@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from evalkit.runs.serverlog import STATS_MARK
 
 MAX_BANNER_LINES = 20_000
-_WORDS = ("vLLM", "version", "model len", "non-default")
+_WORDS = ("vLLM", "version", "model len", "non-default", "LLM engine")
 _ANSI = re.compile(r"\x1b\[[0-9;]{0,16}m")
 _VERSION = (
     re.compile(r"vLLM server version (\S{1,64}), serving model"),
@@ -38,15 +38,17 @@ _VERSION = (
     re.compile(r"\u2588 {1,8}version {1,8}(\S{1,64})"),  # the logo's second line
     re.compile(r"Initializing a V1 LLM engine \(v([^)\s]{1,64})\)"),
 )
-_MODEL = re.compile(r"serving model (\S{1,512})")
-_LEN = (
-    re.compile(r"Using max model len (\d{1,12})"),
-    re.compile(r"Initializing a V1 LLM engine .{0,4096}?\bmax_seq_len=(\d{1,12})"),
-    re.compile(r"non-default args: .{0,65536}?'max_model_len': (\d{1,12})"),
+# Each fact after its marker, searched in a bounded window after the marker's first
+# occurrence: linear in the line, whatever it repeats.
+_AFTER = 65536
+_LEN_KEYS = (  # (marker, pattern, whether the value follows the marker at once)
+    ("Using max model len ", re.compile(r"(\d{1,12})"), True),
+    ("Initializing a V1 LLM engine ", re.compile(r"\bmax_seq_len=(\d{1,12})"), False),
+    ("non-default args: ", re.compile(r"'max_model_len': (\d{1,12})"), False),
 )
-_PARSER = (
-    re.compile(r"non-default args: .{0,65536}?'reasoning_parser': '([^']{0,128})'"),
-    re.compile(r"Initializing a V1 LLM engine .{0,65536}?reasoning_parser='([^']{0,128})'"),
+_PARSER_KEYS = (
+    ("non-default args: ", re.compile(r"'reasoning_parser': '([^']{0,128})'"), False),
+    ("Initializing a V1 LLM engine ", re.compile(r"\breasoning_parser='([^']{0,128})'"), False),
 )
 
 
@@ -63,7 +65,7 @@ class ServerFacts:
     """What one server log or one serve command says; None = not said."""
 
     version: Found | None = None
-    served_model: Found | None = None
+    served_model: Found | None = None  # --served-model-name (the log names the path)
     max_model_len: Found | None = None
     reasoning_parser: Found | None = None
     reasoning_parser_plugin: Found | None = None
@@ -74,6 +76,22 @@ class ServerFacts:
 def _first(patterns: tuple[re.Pattern, ...], line: str) -> str | None:
     for pattern in patterns:
         match = pattern.search(line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def _after(keys: tuple[tuple[str, re.Pattern, bool], ...], line: str) -> str | None:
+    """The first key's value found in the window after its marker."""
+    for marker, pattern, at_once in keys:
+        at = line.find(marker)
+        if at < 0:
+            continue
+        start = at + len(marker)
+        if at_once:
+            match = pattern.match(line, start)
+        else:
+            match = pattern.search(line, start, start + _AFTER)
         if match:
             return match.group(1)
     return None
@@ -91,13 +109,11 @@ def read_banner(lines: Iterable[str]) -> ServerFacts:
         line = _ANSI.sub("", raw) if "\x1b" in raw else raw
         if facts.version is None and (version := _first(_VERSION, line)):
             facts.version = Found(version, line_no)
-        if facts.served_model is None and (model := _MODEL.search(line)):
-            facts.served_model = Found(model.group(1).rstrip(","), line_no)
-        length = _first(_LEN, line)
+        length = _after(_LEN_KEYS, line)
         if length and (facts.max_model_len is None or "Using max model len" in line):
             facts.max_model_len = Found(int(length), line_no)
-        if facts.reasoning_parser is None and (parser := _first(_PARSER, line)):
-            facts.reasoning_parser = Found(parser, line_no)
+        if facts.reasoning_parser is None and (parser := _after(_PARSER_KEYS, line)) is not None:
+            facts.reasoning_parser = Found(parser or "none", line_no)  # '': no parser
     return facts
 
 
