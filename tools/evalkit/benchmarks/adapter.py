@@ -142,11 +142,12 @@ def cached(run: Run, key: str, read):
 
 
 def dataset_of(outcomes: TaskOutcomes) -> tuple[int, str]:
-    """(distinct items, sha256 over the sorted (item id, prompt digest) pairs)."""
-    pairs = sorted({(i.item_id, i.prompt_digest or "") for i in outcomes.items})
-    ids = {item for item, _ in pairs}
-    text = json.dumps(pairs, separators=(",", ":"))
-    return len(ids), hashlib.sha256(text.encode()).hexdigest()
+    """(distinct items, digest) folded by runs.fingerprint.dataset_identity from the
+    (item id, prompt digest) pairs, as every adapter folds them."""
+    from evalkit.runs.fingerprint import dataset_identity
+
+    found = dataset_identity((i.item_id, i.prompt_digest or "") for i in outcomes.items)
+    return found.item_count, found.digest
 
 
 def _reply_digest(content: Any, reasoning: Any) -> bytes | None:

@@ -4,8 +4,6 @@ rollout by Gym's reward (0 or 1: grading.py), with its headline from the aggrega
 
 from __future__ import annotations
 
-import hashlib
-
 from evalkit.benchmarks import mrcr
 from evalkit.benchmarks.adapter import Adapter
 from evalkit.benchmarks.mrcr.score import NEEDLE_STRATA, mrcr_score
@@ -29,8 +27,11 @@ class GymAdapter(Adapter):
     def dataset(self, run):
         if not run.rollouts_path.is_file():
             return None
-        keys = sorted(repr(k) for k in self.scan(run).items)
-        return len(keys), hashlib.sha256("\n".join(keys).encode()).hexdigest()
+        from evalkit.runs.fingerprint import dataset_identity
+
+        # The item key holds the prompt (MRCR: its random prefix): it is the pair's id.
+        found = dataset_identity((repr(k), "") for k in self.scan(run).items)
+        return found.item_count, found.digest
 
     def responses(self, run):
         return self.scan(run).fingerprints if run.rollouts_path.is_file() else None
