@@ -304,3 +304,15 @@ def test_references_compare_has_a_section_per_trust_check_id():
     text = (Path(__file__).resolve().parents[1] / "references" / "compare.md").read_text()
     headings = {line[4:].strip() for line in text.splitlines() if line.startswith("### ")}
     assert set(TRUST_CHECK_IDS) <= headings, set(TRUST_CHECK_IDS) - headings
+
+
+def test_unparsed_answers_stand_apart_from_failures_in_compare_and_score(run_cli):
+    from evalkit.render.compare import render_text
+
+    text = render_text(_compare(_gpqa("baseline"), _gpqa("candidate")))
+    assert "items base: 198: 191 scored, 7 unparsed, none failed" in text
+    code, out, _ = run_cli("score", LM_EVAL)
+    assert code == 0
+    assert (
+        "20 items, 8 scored as answers, 4 unparsed, 8 failed (truncated 4, reasoning_only 4)" in out
+    )
