@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -131,6 +132,7 @@ def test_same_run_reindexed_is_reuse_and_not_comparable(tmp_path, run_cli):
 
 
 def test_unpaired_items_are_counted(tmp_path, run_cli):
+    # 3 + 3 of 63 items (9.5 %) do not pair: past the 5 % share, not comparable.
     items = _items(60, seed=0)
     others = _items(3, seed=99)
     base = _run(tmp_path, "base", items=items, seed=0, skill=0.6)
@@ -139,11 +141,23 @@ def test_unpaired_items_are_counted(tmp_path, run_cli):
     assert doc["n_paired"] == 57
     assert doc["n_unpaired_base"] == 3
     assert doc["n_unpaired_cand"] == 3
-    assert doc["comparable"] is True
-    assert doc["overall"]["n"] == 57
+    assert doc["pairing"]["only_in_base"] == 3 and doc["pairing"]["items_seen"] == 63
+    assert doc["comparable"] is False
+    assert any("9.5 % do not pair (> 5 %)" in r for r in doc["reasons"])
 
 
-def test_fewer_than_90_percent_paired_is_not_comparable(tmp_path, run_cli):
+def test_a_few_missing_candidate_items_count_as_its_failures(tmp_path, run_cli):
+    # 2 of 60 (3.3 %) only in base: paired, the two counted as candidate failures. (The
+    # pair is still not comparable: validate calls the candidate incomplete.)
+    items = _items(60, seed=0)
+    base = _run(tmp_path, "base", items=items, seed=0, skill=0.6)
+    cand = _run(tmp_path, "cand", items=items[:58], seed=1, skill=0.6, limit=60)
+    _, doc = _json(run_cli, base, cand)
+    assert doc["overall"]["n"] == 60 and doc["pairing"]["only_in_base"] == 2
+    assert any("2 baseline items missing from the candidate" in n for n in doc["notes"])
+
+
+def test_more_than_5_percent_unpaired_is_not_comparable(tmp_path, run_cli):
     items = _items(60, seed=0)
     base = _run(tmp_path, "base", items=items, seed=0)
     cand = _run(tmp_path, "cand", items=items[:50] + _items(10, seed=98), seed=1)
@@ -151,7 +165,10 @@ def test_fewer_than_90_percent_paired_is_not_comparable(tmp_path, run_cli):
     assert code == 1
     assert doc["verdict"] == "not_comparable" and doc["comparable"] is False
     assert doc["n_paired"] == 50
-    assert any("50 of 60 items pair" in r for r in doc["reasons"])
+    assert any(
+        "50 paired, 10 only in base, 10 only in candidate" in r and "of 70 items" in r
+        for r in doc["reasons"]
+    )
 
 
 def test_repeats_are_averaged_per_item_before_pairing(tmp_path, run_cli):
@@ -439,7 +456,9 @@ def _results_run(
     metric: str = "pass_at_1",
     score: str = "symbolic_correct",
 ) -> Path:
-    task_dir = root / "20261130_120000-00000000000000aa" / f"{task}.0"
+    # Each side its own invocation id: the same id on both is a run compared with itself.
+    invocation = hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    task_dir = root / f"20261130_120000-{invocation}" / f"{task}.0"
     (task_dir / "artifacts").mkdir(parents=True)
     (task_dir / "logs").mkdir()
     stats_block = ""

@@ -165,4 +165,4 @@ def test_items_on_one_side_only_compare_unpaired_and_say_so(tmp_path, run_cli):
     code, out, _ = run_cli("compare", task, CAND, "--format", "json")
     [row] = json.loads(out)["tasks"]
     assert row["paired"] is False and "unpaired" in row["paired_why"]
-    assert row["notes"] == ["per-item files on one side only: compared unpaired"]
+    assert row["notes"][0] == "per-item files on one side only: compared unpaired"

@@ -56,6 +56,8 @@ class Evidence:
     banner_pending: bool = False  # status: the last client line is the commit banner
     quiet: bool = False  # status: nothing written lately, walltime over, or chain ended
     outcomes: Any = None  # runs.outcomes.TaskOutcomes: a harness's items (not MRCR)
+    headline: dict | None = None  # the adapter's headline (value, metric, scale)
+    item_scale: str | None = None  # the adapter's declared range of one item's score
 
     @property
     def logs(self) -> list[LogScan]:

@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.benchmarks import is_mrcr, rollout_pass
-from evalkit.benchmarks.harnesses import task_outcomes
+from evalkit.benchmarks import TaskView, load_task
 from evalkit.checks.evidence import Evidence, RolloutFacts
 from evalkit.checks.model import Check, Expectation, expected_rollouts, verdict, worst
 from evalkit.checks.runner import run_rules
@@ -87,23 +86,28 @@ def expectation_for(agent, settings, override) -> Expectation | None:
 
 
 def gather(task: Any, expected_override: int | None = None) -> Evidence:
-    """What the rules read from a finished task (evalkit.runs.run.Run)."""
+    """What the rules read from a finished task, asked of its view (benchmarks.load_task:
+    the adapter chosen once; a Run or TaskRun is loaded into one)."""
     from evalkit.inputs import load_json
     from evalkit.runs.run import gym_version
 
-    settings = task.settings
-    mrcr = is_mrcr(task)
-    metrics = load_json(task.metrics_path) if task.metrics_path.is_file() else None
-    client = [read_log(p) for p in log_files(task.logs_dir, "client-")]
-    server = [read_log(p) for p in log_files(task.logs_dir, "server-")]
+    view = task if isinstance(task, TaskView) else load_task(task)
+    if view.settings_error is not None:
+        raise view.settings_error
+    settings = view.settings
+    mrcr = view.adapter_name == "mrcr"  # MRCR's own checks (rollout counts, aggregate)
+    paths = view.paths
+    metrics = load_json(paths["metrics"]) if paths["metrics"].is_file() else None
+    client = [read_log(p) for p in log_files(view.logs_dir, "client-")]
+    server = [read_log(p) for p in log_files(view.logs_dir, "server-")]
     others = [
         read_log(p)
-        for p in log_files(task.logs_dir, "")
+        for p in log_files(view.logs_dir, "")
         if not p.name.startswith(("client-", "server-"))
     ]
     facts, agent = None, None
-    if mrcr and task.rollouts_path.is_file():
-        scan = rollout_pass(task)  # the run's one pass over its rollouts
+    if mrcr and view.has_rollouts:
+        scan = view.scan  # the run's one pass over its rollouts
         stats, agg = scan.stats, scan.aggregate
         agent = scan.first_agent
         facts = RolloutFacts(
@@ -120,11 +124,11 @@ def gather(task: Any, expected_override: int | None = None) -> Evidence:
             agent=agent,
             reasoning_leaks=agg.reasoning_leaks,
         )
-    present = task.results_path.is_file()
+    present = paths["results"].is_file()
     pin, pin_source = gym_pin_of(settings)
     return Evidence(
         mrcr=mrcr,
-        is_gym=task.is_gym,
+        is_gym=view.is_gym,
         growing=False,
         finished=True,
         client=client,
@@ -133,21 +137,20 @@ def gather(task: Any, expected_override: int | None = None) -> Evidence:
         rollouts=facts,
         expectation=expectation_for(agent, settings, expected_override) if mrcr else None,
         response_stats=length_from_metrics(metrics),
-        aggregate_path=task.aggregate_path if task.aggregate_path.is_file() else None,
+        aggregate_path=paths["aggregate"] if paths["aggregate"].is_file() else None,
         results_present=present,
-        scores=list(iter_scores(load_results(task.results_path))) if present and not mrcr else None,
+        scores=list(iter_scores(load_results(paths["results"]))) if present and not mrcr else None,
         gym_pin=pin,
         gym_pin_source=pin_source,
-        gym_version=gym_version(task.gym_versions),
-        outcomes=None if mrcr or task.is_gym else task_outcomes(task),
+        gym_version=gym_version(view.gym_versions),
+        outcomes=view.items,
+        headline=view.headline if view.kind == "items" else None,
+        item_scale=view.item_scale,
     )
 
 
 def validate_task(task: Any, expected_override: int | None = None) -> TaskReport:
-    """Every rule on one TaskRun (evalkit.runs.layout); MRCR gets the full set."""
-    from evalkit.runs.run import as_run
-
-    task = as_run(task)
+    """Every rule on one task (a TaskView, Run or TaskRun); MRCR gets the full set."""
     ev = gather(task, expected_override)
     return TaskReport(task.name, "mrcr" if ev.mrcr else "generic", run_rules(ev))
 

@@ -18,14 +18,18 @@ p-value and the minimum detectable effect at 80 % power.
 
 Verdict with --margin M (points): regression when the interval lies below 0 and the
 delta is below -M; no_regression when the interval's lower bound is >= -M; inconclusive
-otherwise; not_comparable when the variant or sampling differ or < 90 % of items pair.
-Tasks with only results.yml scores are compared unpaired (headline score and stderr).
+otherwise; not_comparable when the variant or sampling differ or > 5 % of items do not
+pair (below that, a baseline item the candidate lacks counts as its failure). Tasks of
+other harnesses pair by (item id, prompt digest) on the item scale their adapter
+declares; tasks with only results.yml scores are compared unpaired (headline and stderr).
 
-Trust checks come first: a side whose `evalkit validate` verdict is not valid, different
-sampling (read from the rollouts' responses_create_params, else the config), reused
-responses (same response ids, or byte-identical non-trivial responses), the same
-invocation id or checkpoint path, or different NeMo Gym versions make a pair
-not_comparable. Provenance of each side is shown.
+Trust checks come first, the same for every task: a side whose `evalkit validate`
+verdict is not valid, the same run directory, different sampling (the rollouts'
+responses_create_params, else the config), reused responses (same response ids, or
+byte-identical non-trivial responses, from the rollouts or the adapter's response
+cache), the same invocation id or checkpoint path, or different NeMo Gym or harness
+versions make a pair not_comparable; a check that cannot run says so. Provenance of
+each side is shown.
 
 Two invocation directories compare the whole suite: tasks pair by benchmark, Gym tasks
 by item, results.yml tasks unpaired; --gate FILE.yaml gives margins per benchmark and

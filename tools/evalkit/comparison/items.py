@@ -8,11 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.benchmarks.mrcr.score import NEEDLE_STRATA
 from evalkit.comparison import stats, trust
+from evalkit.comparison.outcome_items import UNPAIRED_MAX_SHARE
 from evalkit.comparison.sides import GymSide, Key
-from evalkit.comparison.verdict import MIN_PAIRED_FRACTION, decide
-from evalkit.runs.settings import SAMPLING_KEYS
+from evalkit.comparison.task_trust import TrustSide, all_checks
+from evalkit.comparison.verdict import decide
 
 
 @dataclass
@@ -29,48 +29,42 @@ def _stratum_name(key: Key) -> str:
 
 
 def pair_items(
-    base: dict[Key, float], cand: dict[Key, float], strata_names: tuple[str, ...] = NEEDLE_STRATA
+    base: dict[Key, float],
+    cand: dict[Key, float],
+    strata_names: tuple[str, ...] = ("all",),
+    fill_missing: bool = False,
 ) -> tuple[dict[str, tuple[list[float], list[float]]], int, int]:
     """Join by content key. Returns ({stratum: (base points, cand points)}, unpaired base,
-    unpaired cand); scores are converted from 0-1 rewards to points (0-100)."""
+    unpaired cand); scores are converted from 0-1 rewards to points (0-100). With
+    FILL_MISSING a baseline item the candidate lacks counts as a candidate failure (0)."""
     strata: dict[str, tuple[list[float], list[float]]] = {h: ([], []) for h in strata_names}
-    for key in sorted(base.keys() & cand.keys(), key=repr):
+    keys = base.keys() if fill_missing else base.keys() & cand.keys()
+    for key in sorted(keys, key=repr):
         b, c = strata.setdefault(_stratum_name(key), ([], []))
         b.append(100.0 * base[key])
-        c.append(100.0 * cand[key])
+        c.append(100.0 * cand.get(key, 0.0))
     return strata, len(base.keys() - cand.keys()), len(cand.keys() - base.keys())
 
 
 def trust_checks(base: GymSide, cand: GymSide) -> list[Any]:
-    """Every reason not to believe a delta between these two runs (comparison.trust)."""
+    """Every reason not to believe a delta between these two runs (the checks every task
+    gets, comparison.task_trust), on the rollouts' fingerprints and sampling."""
 
-    checks = []
-    if base.validation is not None or cand.validation is not None:
-        for side, name in ((base, "baseline"), (cand, "candidate")):
-            verdict, why = side.validation if side.validation else (None, [])
-            checks.append(trust.check_validation(name, verdict, why))
-    checks += trust.check_sampling(
-        base.sampling, cand.sampling, SAMPLING_KEYS, (base.sampling_source, cand.sampling_source)
-    )
-    for side, name in ((base, "base"), (cand, "candidate")):
-        for key, values in side.mixed_sampling.items():
-            shown = ", ".join(f"{v:g}" for v in values)
-            checks.append(
-                trust.TrustCheck(
-                    f"sampling-{key}",
-                    trust.NOTE,
-                    f"{name}: rollouts sent several {key} values ({shown})",
-                )
-            )
-    greedy = base.sampling.get("temperature") == 0 and cand.sampling.get("temperature") == 0
-    copies = None
-    if base.copies_prompt is not None:
-        copies = lambda slot: base.copies_prompt(base.fingerprints[slot])  # noqa: E731
-    checks.append(
-        trust.check_reuse(base.fingerprints, cand.fingerprints, greedy=greedy, copies_prompt=copies)
-    )
-    checks += trust.check_provenance(base.provenance, cand.provenance)
-    return checks
+    def side(g: GymSide) -> TrustSide:
+        return TrustSide(
+            path=g.path,
+            provenance=g.provenance,
+            sampling=g.sampling,
+            sampling_source=g.sampling_source,
+            mixed_sampling=g.mixed_sampling,
+            fingerprints=g.fingerprints,
+            responses_source="rollouts",
+            copies_prompt=g.copies_prompt,
+            validation=g.validation,
+            harness_versioned=False,
+        )
+
+    return all_checks(side(base), side(cand))
 
 
 def compare_gym(
@@ -87,12 +81,17 @@ def compare_gym(
     `margin` in points, or a function of the baseline's score in points (a relative gate)."""
 
     benchmark = base.benchmark if base.benchmark == cand.benchmark else "mixed"
-    strata_names = NEEDLE_STRATA if benchmark == "mrcr" else ("all",)
-    strata_pairs, unpaired_base, unpaired_cand = pair_items(base.items, cand.items, strata_names)
-    n_paired = sum(len(b) for b, _ in strata_pairs.values())
+    strata_names = base.strata if base.strata == cand.strata else ("all",)
+    unpaired_base = len(base.items.keys() - cand.items.keys())
+    unpaired_cand = len(cand.items.keys() - base.items.keys())
+    seen = len(base.items.keys() | cand.items.keys())
+    unpaired_share = (unpaired_base + unpaired_cand) / seen if seen else 0.0
+    fill = 0 < unpaired_share <= UNPAIRED_MAX_SHARE
+    strata_pairs, _, _ = pair_items(base.items, cand.items, strata_names, fill_missing=fill)
+    n_paired = len(base.items.keys() & cand.items.keys())
     reasons: list[str] = []
     notes: list[str] = []
-    label = "MRCR variant" if benchmark == "mrcr" else "Gym agent"
+    label = "variant"
 
     if base.agents and cand.agents and base.agents != cand.agents:
         reasons.append(
@@ -109,11 +108,17 @@ def compare_gym(
     notes += [c.message for c in checks if c.status == trust.NOTE]
     largest = max(len(base.items), len(cand.items))
     fraction = n_paired / largest if largest else 0.0
-    if fraction < MIN_PAIRED_FRACTION:
+    if unpaired_share > UNPAIRED_MAX_SHARE or not n_paired:
         reasons.append(
-            f"only {n_paired} of {largest} items pair by content ({100 * fraction:.1f} % "
-            f"< {100 * MIN_PAIRED_FRACTION:.0f} %): different datasets, variants or "
-            "an incomplete run"
+            f"{n_paired} paired, {unpaired_base} only in base, {unpaired_cand} only in "
+            f"candidate (an item whose prompt differs is on one side only) of {seen} items: "
+            f"{100 * unpaired_share:.1f} % do not pair (> {100 * UNPAIRED_MAX_SHARE:.0f} %): "
+            "different datasets, variants or an incomplete run"
+        )
+    elif fill and unpaired_base:
+        notes.append(
+            f"{unpaired_base} baseline items missing from the candidate count as candidate "
+            "failures (reward 0)"
         )
     for side, name in ((base, "base"), (cand, "candidate")):
         if side.duplicate_keys:
@@ -141,6 +146,15 @@ def compare_gym(
         "n_unpaired_base": unpaired_base,
         "n_unpaired_cand": unpaired_cand,
         "paired_fraction": fraction,
+        "pairing": {
+            "items_seen": seen,
+            "paired": n_paired,
+            "only_in_base": unpaired_base,
+            "only_in_cand": unpaired_cand,
+            "prompt_mismatch": None,  # the content key holds the prompt: one side only
+            "unpaired_share": unpaired_share,
+            "max_unpaired_share": UNPAIRED_MAX_SHARE,
+        },
         "margin": margin,
         "overall": overall,
         "strata": {h: _summary_dict(s) for h, s in result.strata.items()},

@@ -24,9 +24,18 @@ from typing import Any
 
 from evalkit.benchmarks.results_yml.denominators import NOT_THE_ANSWER
 from evalkit.comparison import stats
-from evalkit.comparison.verdict import MIN_PAIRED_FRACTION, decide
+from evalkit.comparison.verdict import decide
 from evalkit.runs.outcomes import TaskOutcomes
 
+# Items that do not pair (only in one run, or asked with a different prompt) past this
+# share of all items seen make the task not_comparable: the same 5 % past which validate
+# calls a run with unwritten items invalid (checks/rules/item_outcomes.py), and a share
+# at which items missing for a reason tied to their answer (the hard ones time out) can
+# bias the delta by up to 5 points, beyond any usual margin. Below it, a baseline item
+# the candidate lacks counts as a failure of the candidate (score 0, cause missing), so
+# what is missing can only cost the candidate, never flatter it.
+UNPAIRED_MAX_SHARE = 0.05
+POINTS_PER_UNIT = {"0-1": 100.0, "0-100": 1.0, "-100..100": 1.0}
 FAILURE_ALPHA = 0.05
 FAILURE_FLOOR = 0.01
 FIXES = {
@@ -102,6 +111,42 @@ def _shift_reason(shift: dict) -> str:
     )
 
 
+MISSING = Item(0.0, frozenset(), 1.0, Counter({"missing": 1}))
+
+
+def account(b_items: dict[str, Item], c_items: dict[str, Item]) -> dict[str, Any]:
+    """Every item in one class: paired, only_in_base, only_in_cand, prompt_mismatch."""
+    both = b_items.keys() & c_items.keys()
+    mismatch = sorted(k for k in both if b_items[k].digests != c_items[k].digests)
+    paired = sorted(both - set(mismatch), key=lambda k: (len(k), k))
+    only_b = sorted(b_items.keys() - c_items.keys(), key=lambda k: (len(k), k))
+    only_c = sorted(c_items.keys() - b_items.keys(), key=lambda k: (len(k), k))
+    seen = len(b_items.keys() | c_items.keys())
+    unpaired = len(only_b) + len(only_c) + len(mismatch)
+    return {
+        "items_seen": seen,
+        "paired": len(paired),
+        "only_in_base": len(only_b),
+        "only_in_cand": len(only_c),
+        "prompt_mismatch": len(mismatch),
+        "unpaired_share": unpaired / seen if seen else 0.0,
+        "max_unpaired_share": UNPAIRED_MAX_SHARE,
+        "examples": {
+            "only_in_base": only_b[:3],
+            "only_in_cand": only_c[:3],
+            "prompt_mismatch": mismatch[:3],
+        },
+        "_keys": (paired, only_b + mismatch),
+    }
+
+
+def pairing_words(a: dict[str, Any]) -> str:
+    return (
+        f"{a['paired']} paired, {a['only_in_base']} only in base, {a['only_in_cand']} only "
+        f"in candidate, {a['prompt_mismatch']} with a different prompt"
+    )
+
+
 def compare_outcomes(
     base: TaskOutcomes,
     cand: TaskOutcomes,
@@ -109,33 +154,49 @@ def compare_outcomes(
     margin: Callable[[float], float],
     seed: int = 0,
     bootstrap: int = 10_000,
+    scales: tuple[str | None, str | None] = ("0-1", "0-1"),
 ) -> dict[str, Any]:
-    """The task's row: paired delta in points, the failure test, the verdict."""
+    """The task's row: every item accounted for, paired delta in points on the declared
+    item scale (SCALES, from each side's adapter), the failure test, the verdict."""
     b_items, c_items = collapse(base), collapse(cand)
-    keys = sorted(
-        (k for k in b_items.keys() & c_items.keys() if b_items[k].digests == c_items[k].digests),
-        key=lambda k: (len(k), k),
-    )
-    pb, pc = [b_items[k] for k in keys], [c_items[k] for k in keys]
-    to_points = 100.0 if all(0.0 <= i.score <= 1.0 for i in pb + pc) else 1.0
+    accounting = account(b_items, c_items)
+    paired, lacking = accounting.pop("_keys")
+    reasons: list[str] = []
+    notes: list[str] = []
+    share = accounting["unpaired_share"]
+    if share > UNPAIRED_MAX_SHARE:
+        reasons.append(
+            f"{pairing_words(accounting)} of {accounting['items_seen']} items: "
+            f"{100 * share:.1f} % do not pair (> {100 * UNPAIRED_MAX_SHARE:.0f} %): different "
+            "datasets, seeds or an incomplete run"
+        )
+        lacking = []
+    elif lacking:
+        notes.append(
+            f"{len(lacking)} baseline items without a matching candidate item (only in base "
+            "or another prompt) count as candidate failures (score 0, cause missing)"
+        )
+    if accounting["only_in_cand"] and share <= UNPAIRED_MAX_SHARE:
+        notes.append(f"{accounting['only_in_cand']} items only in the candidate: not scored")
+    scale = scales[0] if scales[0] == scales[1] else None
+    if scale not in POINTS_PER_UNIT:
+        shown = " vs ".join(str(s) for s in scales)
+        reasons.append(
+            f"item score scale not declared alike on both sides ({shown}): the adapter "
+            "names no range for this metric, so points cannot be computed"
+        )
+    factor = POINTS_PER_UNIT.get(scale or "", 1.0)
+    pb = [b_items[k] for k in paired + lacking]
+    pc = [c_items[k] for k in paired] + [MISSING] * len(lacking)
     result = stats.stratified_paired(
-        {"all": ([to_points * i.score for i in pb], [to_points * i.score for i in pc])},
+        {"all": ([factor * i.score for i in pb], [factor * i.score for i in pc])},
         seed=seed,
         bootstrap=bootstrap,
         permutations=bootstrap,
     )
     overall = result.overall
-    largest = max(len(b_items), len(c_items))
-    fraction = len(keys) / largest if largest else 0.0
     shift = failure_shift(pb, pc, seed, bootstrap)
     points_margin = margin(overall.base)
-    reasons: list[str] = []
-    if fraction < MIN_PAIRED_FRACTION:
-        reasons.append(
-            f"only {len(keys)} of {largest} items pair by (item id, prompt) "
-            f"({100 * fraction:.1f} % < {100 * MIN_PAIRED_FRACTION:.0f} %): different "
-            "datasets, seeds or an incomplete run"
-        )
     if shift["shifted"]:
         reasons.append(_shift_reason(shift))
     if reasons:
@@ -147,16 +208,18 @@ def compare_outcomes(
     return {
         "paired": True,
         "paired_why": f"items paired by (item id, prompt digest), repeats averaged "
-        f"({len(keys)} paired, {len(b_items.keys() - c_items.keys())} only in base, "
-        f"{len(c_items.keys() - b_items.keys())} only in candidate)",
-        "n": len(keys),
-        "scale": "points (0-100)",
+        f"({pairing_words(accounting)})",
+        "pairing": accounting,
+        "n": len(pb),
+        "scale": "points (0-100)" if scale == "0-1" else f"points ({scale})",
+        "item_scale": {"base": scales[0], "cand": scales[1]},
         **{k: summary[k] for k in ("base", "cand", "delta", "ci95", "se", "mde")},
         "bootstrap_ci95": summary["bootstrap_ci95"],
         "p_permutation": summary["p_permutation"],
         "margin": points_margin,
         "verdict": verdict,
         "reasons": reasons,
+        "notes": notes,
         "failures": shift,
         "outcomes": {"base": base.as_dict(), "cand": cand.as_dict()},
         "method": "paired t on per-item score differences (repeats averaged first), "

@@ -9,14 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.benchmarks import gym_benchmark, is_mrcr, other_score, rollout_pass
-from evalkit.benchmarks.harnesses import task_outcomes
-from evalkit.benchmarks.mrcr.variants import agent_of
+from evalkit.benchmarks import TaskView, load_task
 from evalkit.checks.model import FAIL
 from evalkit.checks.validate import validate_task
 from evalkit.errors import InputError
 from evalkit.runs.results import iter_scores, load_results
-from evalkit.runs.run import Run, as_run
+from evalkit.runs.run import Run
 
 Key = tuple[str, "int | None", str]
 
@@ -39,15 +37,20 @@ class GymSide:
     validation: tuple[str, list[str]] | None = None  # (verdict, failing checks) or None
     mixed_sampling: dict[str, list[float]] = field(default_factory=dict)
     copies_prompt: Callable[[Any], bool] | None = None  # Run.copies_prompt
+    strata: tuple[str, ...] = ("all",)  # the adapter's strata (MRCR: needle counts)
 
 
 def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None) -> GymSide:
     """One side from the run's single rollout pass. Sampling is what the rollouts sent
     (responses_create_params), else what the config says."""
 
-    run = as_run(task_run)
-    scan = rollout_pass(run)
-    settings = run.settings_or_empty
+    view = task_run if isinstance(task_run, TaskView) else load_task(task_run)
+    scan = view.scan
+    if scan is None:
+        raise InputError(
+            "no rollouts file: Gym items cannot be paired without it", view.paths["rollouts"]
+        )
+    settings = view.settings_or_empty
     agents = set(scan.agents)
     sampling = dict(scan.sampling)
     source = "rollouts (responses_create_params)" if sampling else None
@@ -58,9 +61,9 @@ def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None
             source = f"{source} + {where}" if source else where
     agent = next(iter(agents)) if len(agents) == 1 else None
     if agent is None and not agents:
-        agent = agent_of(settings)
+        agent = view.config_agent
     return GymSide(
-        path=run.task_dir,
+        path=view.task_dir,
         agent=agent,
         agents=agents,
         items=dict(scan.items),
@@ -68,12 +71,13 @@ def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None
         rollouts=scan.aggregate.rollouts if scan.aggregate is not None else len(scan.fingerprints),
         sampling=sampling,
         sampling_source=source,
-        benchmark=gym_benchmark(run),
+        benchmark=view.benchmark,
         fingerprints=scan.fingerprints,
-        provenance=run.provenance.as_dict(),
+        provenance=view.provenance,
         validation=validation,
         mixed_sampling=scan.mixed_sampling,
-        copies_prompt=run.copies_prompt,
+        copies_prompt=view.copies_prompt,
+        strata=view.strata,
     )
 
 
@@ -91,14 +95,19 @@ def results_headlines(task_run: Any) -> list[Headline]:
     its scale and stderr. When no documented key is found, every numeric score is
     compared instead (token telemetry left out), with its scale unknown."""
 
-    entry = other_score(task_run)
+    view = task_run if isinstance(task_run, TaskView) else load_task(task_run)
+    entry = view.headline
+    if entry is None:
+        raise InputError(
+            "no readable results.yml (the task did not finish?)", view.paths["results"]
+        )
     if entry.get("value") is not None:
         scale = entry.get("scale")
         return [
             Headline(
                 task=entry["benchmark"]
                 if entry.get("benchmark") not in (None, "unknown")
-                else task_run.name,
+                else view.name,
                 metric=entry["metric"],
                 value=float(entry["value"]),
                 stderr=entry.get("stderr"),
@@ -107,7 +116,7 @@ def results_headlines(task_run: Any) -> list[Headline]:
         ]
     return [
         Headline(score.names[0], score.key, score.value, score.stderr, None)
-        for score in iter_scores(load_results(task_run.results_path))
+        for score in iter_scores(load_results(view.paths["results"]))
         if score.value is not None and "key_metrics/" not in score.key
     ]
 
@@ -122,45 +131,52 @@ def to_points(value: float, scale: str | None) -> float:
 class SuiteTask:
     """One task run of one side, with what compare needs to pair and judge it."""
 
-    run: Any  # evalkit.runs.run.Run
+    view: Any  # evalkit.benchmarks.view.TaskView: the run as its adapter reads it
     benchmark: str
     kind: str  # "gym" (rollouts), "items" (a harness's per-item files) or "results"
     validation: tuple[str, list[str]]  # (verdict, failing check messages)
     headline: Any = None  # Headline, for results and items tasks
     outcomes: Any = None  # runs.outcomes.TaskOutcomes, for items tasks
 
+    @property
+    def run(self) -> Any:
+        return self.view.run
 
-def validation_of(run: Run) -> tuple[str, list[str]]:
-    """(validate verdict, failing checks) of one run."""
-    report = validate_task(run)
+
+def validation_of(view: Any) -> tuple[str, list[str]]:
+    """(validate verdict, failing checks) of one task view."""
+    report = validate_task(view)
     return report.verdict, [f"{c.id}: {c.message}" for c in report.checks if c.status == FAIL]
 
 
 def load_side(runs: list[Run]) -> list[SuiteTask]:
-    """The tasks of one side, from its runs as loaded once by the caller."""
+    """The tasks of one side, from its runs as loaded once by the caller; each is read
+    through its view (benchmarks.load_task: the adapter chosen once)."""
     tasks: list[SuiteTask] = []
     for run in runs:
-        validation = validation_of(run)  # streams the rollouts: the pass is then cached
-        if run.is_gym and run.rollouts_path.is_file():
-            tasks.append(SuiteTask(run, gym_benchmark(run), "gym", validation))
+        view = load_task(run)
+        validation = validation_of(view)  # streams the rollouts: the pass is then cached
+        if view.kind == "gym":
+            if not view.has_rollouts:
+                raise InputError(
+                    "no rollouts file: Gym items cannot be paired without it",
+                    view.paths["rollouts"],
+                )
+            tasks.append(SuiteTask(view, view.benchmark, "gym", validation))
             continue
-        if is_mrcr(run):
-            raise InputError(
-                "no rollouts file: MRCR items cannot be paired without it", run.rollouts_path
-            )
         try:
-            headlines = results_headlines(run)
+            headlines = results_headlines(view)
         except InputError:
             headlines = []  # validate already failed it (results-file); shown as no score
-        outcomes = task_outcomes(run)
+        outcomes = view.items
         if outcomes is not None and outcomes.items and len(headlines) <= 1:
-            label = headlines[0].task if headlines else run.name
+            label = headlines[0].task if headlines else view.name
             head = headlines[0] if headlines else None
-            tasks.append(SuiteTask(run, label, "items", validation, head, outcomes))
+            tasks.append(SuiteTask(view, label, "items", validation, head, outcomes))
             continue
         if not headlines:
-            tasks.append(SuiteTask(run, run.name, "results", validation))
+            tasks.append(SuiteTask(view, view.name, "results", validation))
         for headline in headlines:
             label = headline.task if len(headlines) == 1 else f"{headline.task}/{headline.metric}"
-            tasks.append(SuiteTask(run, label, "results", validation, headline))
+            tasks.append(SuiteTask(view, label, "results", validation, headline))
     return tasks

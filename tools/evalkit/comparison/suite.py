@@ -19,6 +19,8 @@ from evalkit.comparison.headlines import compare_headlines
 from evalkit.comparison.items import compare_gym
 from evalkit.comparison.outcome_items import compare_outcomes
 from evalkit.comparison.sides import SuiteTask, load_side, read_gym_side, to_points
+from evalkit.comparison.task_trust import all_checks, side_of_run
+from evalkit.comparison.trust import FAIL, NOTE
 from evalkit.errors import InputError
 from evalkit.runs.run import load_runs
 
@@ -29,7 +31,7 @@ def _by_benchmark(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
     for t in tasks:
         counts[t.benchmark] = counts.get(t.benchmark, 0) + 1
     for t in tasks:
-        key = t.benchmark if counts[t.benchmark] == 1 else f"{t.benchmark} ({t.run.name})"
+        key = t.benchmark if counts[t.benchmark] == 1 else f"{t.benchmark} ({t.view.name})"
         out[key] = t
     return out
 
@@ -37,24 +39,49 @@ def _by_benchmark(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
 # ---- per-task rows ----------------------------------------------------------------------
 
 
-def _validation_reasons(base: SuiteTask, cand: SuiteTask) -> list[str]:
-    reasons = []
-    for side, name in ((base, "baseline"), (cand, "candidate")):
-        verdict, why = side.validation
-        if verdict != "valid":
-            shown = "; ".join(why[:2])
-            reasons.append(
-                f"{name} {side.run.name} is {verdict} under evalkit validate"
-                + (f" ({shown})" if shown else "")
-            )
-    return reasons
+def _apply_fingerprint(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
+    """The fingerprint diff of the pair (comparison.fingerprint_checks), on every row."""
+    from evalkit.comparison.fingerprint_checks import fingerprint_checks
+
+    checks, row["fingerprint"] = fingerprint_checks(
+        base.view.fingerprint(), cand.view.fingerprint()
+    )
+    row["trust"] = list(row.get("trust") or []) + [c.as_dict() for c in checks]
+    if row.get("detail") is not None:  # a single task's text view prints the detail
+        row["detail"].update(trust=row["trust"], fingerprint=row["fingerprint"])
+    failed = [c.message for c in checks if c.status == FAIL]
+    row["notes"] = list(row.get("notes") or []) + [c.message for c in checks if c.status != FAIL]
+    if failed:
+        kept = list(row.get("reasons", [])) if row.get("verdict") == "not_comparable" else []
+        row["verdict"] = "not_comparable"
+        row["reasons"] = kept + failed
+        detail = row.get("detail")
+        if detail is not None:  # the nested item-level document says the same
+            detail.update(verdict="not_comparable", comparable=False, reasons=row["reasons"])
+
+
+def _apply_trust(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
+    """The trust checks every task gets (comparison.task_trust) on a row without rollouts:
+    a failing one makes the row not_comparable, its message first among the reasons."""
+    checks = all_checks(
+        side_of_run(base.view, base.validation),
+        side_of_run(cand.view, cand.validation),
+    )
+    row["trust"] = [c.as_dict() for c in checks]
+    failed = [c.message for c in checks if c.status == FAIL]
+    row.setdefault("notes", [])
+    row["notes"] = list(row["notes"]) + [c.message for c in checks if c.status in (NOTE, "warn")]
+    if failed:  # the decision's own reason no longer applies; earlier refusals still do
+        kept = list(row.get("reasons", [])) if row.get("verdict") == "not_comparable" else []
+        row["verdict"] = "not_comparable"
+        row["reasons"] = failed + kept
 
 
 def _gym_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) -> dict[str, Any]:
 
     result = compare_gym(
-        read_gym_side(base.run, base.validation),
-        read_gym_side(cand.run, cand.validation),
+        read_gym_side(base.view, base.validation),
+        read_gym_side(cand.view, cand.validation),
         margin=margin.resolve,
         **options,
     )
@@ -65,6 +92,7 @@ def _gym_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) ->
         "paired_why": f"items paired by content ({doc['n_paired']} paired, "
         f"{doc['n_unpaired_base']} only in base, {doc['n_unpaired_cand']} only in candidate)",
         "n": doc["n_paired"],
+        "pairing": doc["pairing"],
         "scale": "points (0-100)",
         "base": overall["base"],
         "cand": overall["cand"],
@@ -76,7 +104,7 @@ def _gym_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) ->
         "verdict": result.verdict,
         "reasons": list(doc["reasons"]),
         "notes": list(doc["notes"]),
-        "strata": doc["strata"] if doc["benchmark"] == "mrcr" else {},
+        "strata": doc["strata"] if len(base.view.strata) > 1 else {},
         "trust": doc["trust"],
         "provenance": doc["provenance"],
         "sampling": doc["sampling"],
@@ -98,7 +126,7 @@ def _results_row(base: SuiteTask, cand: SuiteTask, margin: Margin) -> dict[str, 
         margin=points,
         paired_why="results.yml only: no item-level data, so the two runs are compared "
         "unpaired on their headline score and stderr",
-        provenance={"base": base.run.provenance.as_dict(), "cand": cand.run.provenance.as_dict()},
+        provenance={"base": base.view.provenance, "cand": cand.view.provenance},
     )
     return row
 
@@ -107,16 +135,16 @@ def _score_source(task: SuiteTask) -> dict[str, Any]:
     """Which file and key a side's score comes from, so a quoted number can be traced."""
     if task.kind == "gym":
         return {
-            "file": str(task.run.rollouts_path),
+            "file": str(task.view.paths["rollouts"]),
             "key": "reward (mean per item, repeats averaged first, x 100)",
         }
     metric = task.headline.metric if task.headline is not None else None
     if task.kind == "items" and task.outcomes is not None and task.outcomes.source:
         return {
-            "file": str(task.run.task_dir / task.outcomes.source),
+            "file": str(task.view.task_dir / task.outcomes.source),
             "key": f"score per item, mean of scored and failed items ({metric} in results.yml)",
         }
-    return {"file": str(task.run.results_path), "key": metric}
+    return {"file": str(task.view.paths["results"]), "key": metric}
 
 
 def _items_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) -> dict[str, Any]:
@@ -126,10 +154,11 @@ def _items_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) 
         margin=margin.resolve,
         seed=options["seed"],
         bootstrap=options["bootstrap"],
+        scales=(base.view.item_scale, cand.view.item_scale),
     )
     row["provenance"] = {
-        "base": base.run.provenance.as_dict(),
-        "cand": cand.run.provenance.as_dict(),
+        "base": base.view.provenance,
+        "cand": cand.view.provenance,
     }
     heads = [h for h in (base.headline, cand.headline) if h is not None and h.scale]
     if heads:  # the documented scale, as for results.yml rows; the figures are points
@@ -175,7 +204,7 @@ def compare_suite(
         b, c = base_side.get(key), cand_side.get(key)
         either = b or c
         row: dict[str, Any] = {
-            "task": either.run.name,
+            "task": either.view.name,
             "benchmark": key,
             "paired": False,
             "n": None,
@@ -208,10 +237,8 @@ def compare_suite(
                 if b.kind == "items"
                 else _results_row(b, c, margin)
             )
-            invalid = _validation_reasons(b, c)
-            if invalid:
-                row["verdict"] = "not_comparable"
-                row["reasons"] = invalid + list(row.get("reasons", []))
+            _apply_trust(row, b, c)
+        _apply_fingerprint(row, b, c)
         row["validation"] = {"base": b.validation[0], "cand": c.validation[0]}
         row["source"] = {"base": _score_source(b), "cand": _score_source(c)}
         row["margin_rule"] = margin.describe()

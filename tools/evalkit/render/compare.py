@@ -28,7 +28,7 @@ def _p(value: Any) -> str:
     return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
 
 
-TRUST_MARKS = {"pass": "[ok]  ", "note": "[note]", "fail": "[FAIL]"}
+TRUST_MARKS = {"pass": "[ok]  ", "note": "[note]", "warn": "[warn]", "fail": "[FAIL]"}
 
 
 def trust_lines(checks: list[dict[str, Any]], indent: str = "  ") -> list[str]:
@@ -75,6 +75,12 @@ def strata_lines(strata: dict[str, Any], indent: str = "  ") -> list[str]:
     return [f"{indent}needle strata (points 0-100):"] + [indent + x for x in body.splitlines()]
 
 
+def counts_phrase(o: dict[str, Any]) -> str:
+    from evalkit.render.outcomes import counts_phrase as phrase
+
+    return phrase(o)
+
+
 def outcome_lines(row: dict[str, Any], indent: str = "  ") -> list[str]:
     """Items by outcome on each side, and the paired test on their failed shares."""
     outcomes, failures = row.get("outcomes"), row.get("failures")
@@ -83,11 +89,7 @@ def outcome_lines(row: dict[str, Any], indent: str = "  ") -> list[str]:
     out = []
     for side, name in (("base", "base"), ("cand", "cand")):
         o = outcomes[side]
-        causes = ", ".join(f"{k} {v}" for k, v in o["by_outcome"].items() if k != "scored")
-        out.append(
-            f"{indent}items {name}: {o['items']}, scored {o['scored']}"
-            + (f", failed {o['failed']} ({causes})" if o["failed"] else "")
-        )
+        out.append(f"{indent}items {name}: {o['items']}: {counts_phrase(o)}")
     if failures:
         out.append(
             f"{indent}failed (not the answer): base {100 * failures['base_failed_share']:.1f} %"

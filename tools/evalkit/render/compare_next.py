@@ -75,10 +75,13 @@ def checked_lines(doc: dict[str, Any]) -> list[str]:
         parts = [f"validate base {validation.get('base', '?')}, cand {validation.get('cand', '?')}"]
         trust = t.get("trust") or []
         if trust:
-            failed = [c["id"] for c in trust if c["status"] == "fail"]
+            failed = list(dict.fromkeys(c["id"] for c in trust if c["status"] == "fail"))
+            noted = list(dict.fromkeys(c["id"] for c in trust if c["status"] in ("note", "warn")))
+            said = [f"failed: {', '.join(failed)}"] if failed else []
+            said += [f"not run or noted: {', '.join(noted)}"] if noted else []
             parts.append(
-                f"trust checks {', '.join(c['id'] for c in trust)}"
-                + (f" (failed: {', '.join(failed)})" if failed else " (all passed)")
+                f"trust checks {', '.join(dict.fromkeys(c['id'] for c in trust))}"
+                + (f" ({'; '.join(said)})" if said else " (all passed)")
             )
         if t.get("outcomes"):
             parts.append("items paired by id and prompt; failed items counted by cause")

@@ -27,6 +27,21 @@ def _ordered(by_outcome: dict[str, int]) -> list[tuple[str, int]]:
     return [(k, v) for k, v in known + extra if v]
 
 
+def counts_phrase(doc: dict[str, Any], scored_words: str = "scored") -> str:
+    """'8 scored, 4 unparsed, 8 failed (truncated 4, reasoning_only 4)': an unparsed
+    answer is the model's own (not a failure), so it stands apart."""
+    by = doc.get("by_outcome") or {}
+    unparsed = doc.get("unparsed", by.get("unparsed", 0))
+    failed = [(k, v) for k, v in _ordered(by) if k not in ("scored", "unparsed")]
+    count = doc.get("failed", sum(v for _, v in failed))
+    parts = [f"{doc.get('scored', 0)} {scored_words}"]
+    if unparsed:
+        parts.append(f"{unparsed} unparsed")
+    causes = ", ".join(f"{k} {v}" for k, v in failed)
+    parts.append(f"{count} failed" + (f" ({causes})" if causes else "") if count else "none failed")
+    return ", ".join(parts)
+
+
 def summary_line(doc: dict[str, Any] | None) -> str | None:
     """'20 items: 8 scored as answers, 12 failed (truncated 4, ...)', or None."""
     if not doc:
@@ -36,10 +51,7 @@ def summary_line(doc: dict[str, Any] | None) -> str | None:
     items = doc.get("items")
     if items is None:
         return "no per-item data written"
-    failed = [(k, v) for k, v in _ordered(doc.get("by_outcome") or {}) if k != "scored"]
-    causes = ", ".join(f"{k} {v}" for k, v in failed)
-    line = f"{items} items: {doc.get('scored', 0)} scored as answers, {doc.get('failed', 0)} failed"
-    line += f" ({causes})" if causes else ""
+    line = f"{items} items: " + counts_phrase(doc, "scored as answers")
     harness = doc.get("harness")
     return f"{line}; {harness}, {doc['source']}" if doc.get("source") else line
 

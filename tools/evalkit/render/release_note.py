@@ -10,7 +10,7 @@ from typing import Any
 
 from evalkit.render.compare_next import already_ran, compare_command, next_steps
 
-_TRUST_MARK = {"pass": "ok", "note": "note", "fail": "FAIL"}
+_TRUST_MARK = {"pass": "ok", "note": "note", "warn": "warn", "fail": "FAIL"}
 
 
 def _cell(text: Any) -> str:
@@ -76,7 +76,7 @@ def _trust(tasks: list[dict[str, Any]]) -> list[str]:
     out = []
     for t in tasks:
         checks = t.get("trust") or []
-        if not checks and t.get("outcomes"):
+        if t.get("outcomes"):
             shift = t.get("failures") or {}
             share = (
                 f": failed share {shift['base_failed_share']:.1%} vs "
@@ -88,7 +88,6 @@ def _trust(tasks: list[dict[str, Any]]) -> list[str]:
                 f"- {_cell(t['benchmark'])}: items paired by id and prompt; failed items "
                 f"(reasoning-only, truncated, endpoint errors) compared between the arms{share}"
             )
-            continue
         if not checks:
             out.append(
                 f"- {_cell(t['benchmark'])}: no item-level data; compared unpaired on the "
@@ -103,10 +102,24 @@ def _trust(tasks: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def pairing_phrase(p: dict[str, Any]) -> str:
+    """Every item in its class: paired, only in one run, asked with another prompt."""
+    words = (
+        f"{p['paired']} paired, {p['only_in_base']} only in base, "
+        f"{p['only_in_cand']} only in candidate"
+    )
+    if p.get("prompt_mismatch") is not None:
+        words += f", {p['prompt_mismatch']} with a different prompt"
+    share, most = 100 * p["unpaired_share"], 100 * p["max_unpaired_share"]
+    return f"{words} ({share:.1f} % unpaired; above {most:.0f} % not comparable)"
+
+
 def _verdicts(doc: dict[str, Any]) -> list[str]:
     out = []
     for t in doc["tasks"]:
         pairing = f"{t['n']} items paired" if t.get("paired") else "unpaired"
+        if t.get("pairing"):
+            pairing = pairing_phrase(t["pairing"])
         out.append(
             f"- {_cell(t['benchmark'])}: **{t['verdict']}**, delta "
             f"{_num(t.get('delta'), sign=True)} points, 95% CI {_ci(t.get('ci95'))}, "

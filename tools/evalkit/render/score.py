@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from evalkit.render.endings import ending, quote
+from evalkit.render.outcomes import counts_phrase
 from evalkit.render.report import bar, format_number, table
 
 
 def denominators(t: dict) -> str:
     """The headline's denominators: items, scored as answers, failed by cause."""
     o = t["outcomes"]
-    causes = ", ".join(f"{k} {v}" for k, v in o["by_outcome"].items() if k != "scored")
     repeats = f" ({o['unique_items']} x {o['repeats']} repeats)" if o["repeats"] > 1 else ""
-    line = f"{o['items']} items{repeats}, {o['scored']} scored as answers"
-    line += f", {o['failed']} failed ({causes})" if o["failed"] else ", none failed"
+    line = f"{o['items']} items{repeats}, " + counts_phrase(o, "scored as answers")
     if t.get("stderr_source"):
         reported = t.get("stderr_results_yml")
         shown = "none" if reported is None else format_number(reported, 4)
         line += f"; stderr from the items (results.yml says {shown})"
+    dataset = t.get("dataset")
+    if dataset:
+        line += f"\n  dataset: {dataset['items']} items, digest {dataset['digest'][:16]}"
     for failure in o.get("run_failures", []):
         line += f"\n  run: {failure['outcome']} {failure['evidence']}"
     return line

@@ -87,12 +87,17 @@ class TaskOutcomes:
         return self.failed / len(self.items) if self.items else 0.0
 
     def as_dict(self) -> dict:
+        """Counts: scored (an answer), unparsed (the model's own answer, not extracted:
+        apart from the failures), failed (every other cause)."""
+        counts = self.counts()
+        unparsed = counts.get(Outcome.UNPARSED.value, 0)
         return {
             "harness": self.harness,
             "source": self.source,
             "items": len(self.items),
-            "scored": len(self.items) - self.failed,
-            "failed": self.failed,
+            "scored": counts.get(Outcome.SCORED.value, 0),
+            "unparsed": unparsed,
+            "failed": self.failed - unparsed,
             "by_outcome": dict(sorted(self.counts().items())),
             "run_failures": [
                 {"outcome": f.outcome.value, "evidence": f.evidence, "count": f.count}

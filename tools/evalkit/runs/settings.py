@@ -156,19 +156,33 @@ def settings_from(configs: Sequence[Any], config_path: Path | None = None) -> Ru
     )
 
 
-def embedded_configs(run_sub_text: str) -> list[Any]:
-    """The YAML files run.sub writes for the job (e.g. config_ef.yaml), parsed."""
+def embedded_files(run_sub_text: str) -> list[tuple[str, str, int]]:
+    """(file name, decoded text, run.sub line) of each YAML file run.sub writes for the job
+    (e.g. config_ef.yaml); a blob that does not decode is skipped."""
     import base64
     import binascii
 
+    found = []
+    for match in _EMBEDDED_FILE.finditer(run_sub_text):
+        blob, name = match.groups()
+        try:
+            text = base64.b64decode(blob).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        found.append((name, text, run_sub_text.count("\n", 0, match.start()) + 1))
+    return found
+
+
+def embedded_configs(run_sub_text: str) -> list[Any]:
+    """The YAML files run.sub writes for the job (e.g. config_ef.yaml), parsed."""
     from evalkit.errors import InputError
     from evalkit.inputs import parse_yaml
 
     found = []
-    for blob, name in _EMBEDDED_FILE.findall(run_sub_text):
+    for name, text, _line in embedded_files(run_sub_text):
         try:
-            found.append(parse_yaml(base64.b64decode(blob).decode("utf-8"), name))
-        except (binascii.Error, UnicodeDecodeError, InputError):
+            found.append(parse_yaml(text, name))
+        except InputError:
             # Not ours to judge (the launcher wrote it, the job read it); a blob past the
             # YAML bounds is skipped the same way, so it costs no more than its parse.
             continue

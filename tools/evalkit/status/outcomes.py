@@ -1,7 +1,7 @@
 """What happened to each item of a task that has ended, for `evalkit status`.
 
-The same counts the report shows (benchmarks.harnesses.task_outcomes: scored, or failed
-by cause) and, for a task that is not on NeMo Gym, the run-level failures
+The same counts the report shows (the task's adapter, benchmarks.registry: scored, unparsed,
+or failed by cause) and, for a task that is not on NeMo Gym, the run-level failures
 (benchmarks.run_failures). Read once per task and state: a harness writes its per-item
 files when it ends, so a running task has nothing to count yet.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.benchmarks.harnesses import task_outcomes
+from evalkit.benchmarks import adapter_for
 from evalkit.benchmarks.run_failures import run_failures
 from evalkit.errors import InputError
 from evalkit.runs.layout import TaskRun
@@ -24,7 +24,7 @@ def outcome_summary(task: TaskRun) -> dict[str, Any] | None:
     non-Gym task with run-level failures, those alone (items unknown); else None."""
     run = as_run(task)
     try:
-        outcomes = task_outcomes(run)
+        outcomes = adapter_for(run).items(run)
         if outcomes is not None:
             return outcomes.as_dict()
         if run.is_gym:

@@ -95,3 +95,87 @@ def vllm_server_log(
             parts.append(f"Prefix cache hit rate: {rng.uniform(5, 40):.1f}%")
             out.append(_vllm_line("APIServer", api_pid, when, "loggers.py:310", ", ".join(parts)))
     return "".join(out)
+
+
+def vllm_startup(
+    start: datetime,
+    *,
+    version: str = "0.26.0",
+    model: str = "/checkpoint",
+    served_model: str = "served-model",
+    max_model_len: int | None = 1_100_000,
+    reasoning_parser: str = "",
+    logo: bool = True,
+    color: bool = False,
+    api_pid: int = 400,
+    engine_pid: int = 600,
+) -> str:
+    """The start-up lines a vLLM 0.26.0 API server writes to a log file (a SLURM
+    `--output`), in order. Formats, from the v0.26.0 wheel:
+    - `vllm/entrypoints/serve/utils/api_utils.py:323-345` `log_version_and_model`, called
+      from `vllm/entrypoints/openai/api_server.py:619`: the logo (monochrome unless
+      VLLM_LOGGING_COLOR=1, since the log is no terminal: `vllm/logger.py:29-38`), or
+      `vLLM server version %s, serving model %s` with VLLM_DISABLE_LOG_LOGO=1;
+    - `vllm/logging_utils/formatter.py:71-74`: each line of a multi-line message is
+      `\\r\\n` plus the prefix (`(<process> pid=<pid>) ` from
+      `vllm/utils/system_utils.py:201-230`, then `_FORMAT`'s level, time and file:line);
+    - `api_utils.py:273`: `non-default args: <dict>`; the dict's keys and values here are
+      a plausible selection (a guess: the real dict holds every argument that differs
+      from the parser's defaults);
+    - `vllm/config/model.py:1788`: `Using max model len %s`;
+    - `vllm/v1/engine/core.py:116-120` with `vllm/config/vllm.py:2090-2125`
+      (`VllmConfig.__str__`, shortened here to the fields read) and
+      `vllm/config/structured_outputs.py:17-41` (the parser's fields).
+    """
+    out: list[str] = []
+    when = start
+
+    def emit(process: str, pid: int, where: str, message: str) -> None:
+        prefix = f"({process} pid={pid}) INFO {when:%m-%d %H:%M:%S} [{where}] "
+        out.append(prefix + message.replace("\n", "\r\n" + prefix) + "\n")
+
+    if logo:
+        w, o, b, r = ("\033[97;1m", "\033[93m", "\033[94m", "\033[0m") if color else ("",) * 4
+        banner = (
+            f"\n       {w}\u2588     \u2588     \u2588\u2584   \u2584\u2588{r}\n"
+            f" {o}\u2584\u2584{r} {b}\u2584\u2588{r} {w}\u2588     \u2588     \u2588 "
+            f"\u2580\u2584\u2580 \u2588{r}  version {w}{version}{r}\n"
+            f"  {o}\u2588{r}{b}\u2584\u2588\u2580{r} {w}\u2588     \u2588     \u2588     "
+            f"\u2588{r}  model   {w}{model}{r}\n"
+            f"   {b}\u2580\u2580{r}  {w}\u2580\u2580\u2580\u2580\u2580 \u2580\u2580\u2580\u2580"
+            f"\u2580 \u2580     \u2580{r}\n"
+        )
+        emit("APIServer", api_pid, "api_utils.py:345", banner)
+    else:
+        emit(
+            "APIServer",
+            api_pid,
+            "api_utils.py:345",
+            f"vLLM server version {version}, serving model {model}",
+        )
+    args = {"model_tag": model, "model": model, "served_model_name": [served_model]}
+    if max_model_len is not None:
+        args["max_model_len"] = max_model_len
+    if reasoning_parser:
+        args["reasoning_parser"] = reasoning_parser
+    emit("APIServer", api_pid, "api_utils.py:273", f"non-default args: {args!r}")
+    when += timedelta(seconds=9)
+    effective = max_model_len or 131072  # the model's own length when none is given
+    emit("APIServer", api_pid, "model.py:1788", f"Using max model len {effective}")
+    when += timedelta(seconds=3)
+    structured = (
+        "StructuredOutputsConfig(backend='auto', disable_any_whitespace=False, "
+        f"disable_additional_properties=False, reasoning_parser='{reasoning_parser}', "
+        "reasoning_parser_plugin='', enable_in_reasoning=False)"
+    )
+    emit(
+        "EngineCore",
+        engine_pid,
+        "core.py:116",
+        f"Initializing a V1 LLM engine (v{version}) with config: model={model!r}, "
+        f"speculative_config=None, tokenizer={model!r}, skip_tokenizer_init=False, "
+        f"dtype=torch.bfloat16, max_seq_len={effective}, tensor_parallel_size=1, "
+        f"quantization=None, structured_outputs_config={structured}, "
+        f"served_model_name={served_model}, enable_prefix_caching=True",
+    )
+    return "".join(out)

@@ -2,7 +2,7 @@
 
 ## What it does
 Reads every item the harness left (simple-evals' per-item database, and the other
-harnesses registered in `benchmarks/harnesses.py`) and divides the items that failed for
+harnesses' adapters in `benchmarks/registry.py`) and divides the items that failed for
 a reason other than their answer by all items: the answer only in `reasoning_content`
 (empty `content`), a reply cut at the output limit (`finish_reason` `length`, or an
 unfinished `<think>` passed on as the answer), a judge or endpoint error, an item never

@@ -1,0 +1,51 @@
+"""The run fingerprints of a pair, diffed (comparison/fingerprint.py) and turned into
+trust checks with id `fingerprint`, one per field that differs or was not recorded: a
+`not_comparable` consequence fails the task (the field named among its reasons), a
+`warning` is shown as `warn`, a `note` as `note`. The two records and the whole diff
+travel in the row's `fingerprint` (JSON), so text, JSON, the report and the release note
+agree. Fields a trust check of its own judges are kept in the diff, not repeated."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalkit.comparison.trust import FAIL, NOTE, TrustCheck
+
+WARN = "warn"
+STATUS = {"not_comparable": FAIL, "warning": WARN, "note": NOTE}
+OWNED = {
+    "temperature": "sampling-temperature",
+    "top_p": "sampling-top_p",
+    "gym_version": "gym-version",
+    "harness_version": "harness-version",
+    # Which items each side holds is the item accounting's (its 5 % share; a candidate
+    # missing a few items is their failures, not another dataset).
+    "dataset": "pairing",
+}
+
+
+def fingerprint_checks(base: Any, cand: Any) -> tuple[list[TrustCheck], dict[str, Any]]:
+    """(checks, the row's `fingerprint` document) for two runs' fingerprints."""
+    from evalkit.comparison.fingerprint import diff_fingerprints
+
+    diffs = diff_fingerprints(base, cand)
+    checks = [
+        TrustCheck(
+            "fingerprint",
+            STATUS.get(d.consequence, NOTE),
+            d.reason,
+            {"field": d.field, "consequence": d.consequence},
+        )
+        for d in diffs
+        if d.field not in OWNED
+    ]
+    document = {
+        "base": base.to_json(),
+        "cand": cand.to_json(),
+        "diff": [d.to_json() for d in diffs],
+        "judged_by_trust_checks": dict(OWNED),
+    }
+    return checks, document
+
+
+__all__ = ["OWNED", "WARN", "fingerprint_checks"]
