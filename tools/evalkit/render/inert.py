@@ -87,10 +87,11 @@ def md_text(value: Any) -> str:
     return _AUTOLINK.sub(lambda m: "\\:" if m.group(1) else f"{m.group(2)}\\.", text)
 
 
-def md_code(value: Any) -> str:
+def md_code(value: Any, cell: bool = True) -> str:
     """A code span no backtick in the value can close early (HTML inside stays text), on
-    one line, safe in a table cell."""
-    text = one_line(value).replace("|", "\\|")
+    one line; CELL: its `|` escaped, as a table cell needs (outside one it would show)."""
+    text = one_line(value)
+    text = text.replace("|", "\\|") if cell else text
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""

@@ -56,7 +56,8 @@ def _sources(tasks: list[dict[str, Any]]) -> list[str]:
                 continue
             out.append(
                 f"- {_cell(t['benchmark'])} {name} {_num(t.get(side))}: key "
-                f"{md_code(where.get('key') or '?')} in {md_code(where['file'])}{scaled}"
+                f"{md_code(where.get('key') or '?', cell=False)} in "
+                f"{md_code(where['file'], cell=False)}{scaled}"
             )
     return out
 
