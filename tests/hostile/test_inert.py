@@ -217,7 +217,8 @@ def test_a_shell_word_is_one_line_and_bash_reads_it_back_exactly(text):
 @given(ANY_TEXT)
 def test_markdown_text_and_code_spans_stay_text(text):
     for shown in (md_text(text), md_code(text)):
-        assert_markdown_inert(f"- x {shown} y\n")
+        for line in (f"- x {shown} y", f"- {shown}", f"### {shown}", shown):
+            assert_markdown_inert(line + "\n")
     page = MarkdownIt("commonmark").render(md_code(text))
     assert page.count("<code>") == 1
 

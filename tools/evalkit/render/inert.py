@@ -81,9 +81,21 @@ _MD_ESCAPES = str.maketrans(
 _AUTOLINK = re.compile(r"(?<=[A-Za-z0-9])(:)(?=//)|(?<![A-Za-z0-9])(www)(\.)", re.IGNORECASE)
 
 
+# What makes a line, or a list item, a block of its own when the value starts it: a heading,
+# a list or a thematic break (`- #` is a list item holding an empty heading).
+_BLOCK_START = re.compile(r"^( *)(?:([#+=_-])|(\d{1,9})([.)]))")
+
+
+def _start(match: re.Match[str]) -> str:
+    lead, mark, digits, punct = match.groups()
+    return f"{lead}\\{mark}" if mark else f"{lead}{digits}\\{punct}"
+
+
 def md_text(value: Any) -> str:
-    """Run data as inert Markdown text: no HTML, no link, no code span, no cell break."""
+    """Run data as inert Markdown text: no HTML, no link, no code span, no cell break, no
+    block (heading, list, rule) where the value starts a line."""
     text = one_line(value).translate(_MD_ESCAPES)
+    text = _BLOCK_START.sub(_start, text, count=1)
     return _AUTOLINK.sub(lambda m: "\\:" if m.group(1) else f"{m.group(2)}\\.", text)
 
 
