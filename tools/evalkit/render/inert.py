@@ -39,7 +39,10 @@ def _escape(char: str) -> str:
 def one_line(value: Any) -> str:
     """`value` as text on one line, every control or bidi character shown as an escape."""
     text = "" if value is None else str(value)
-    return _UNSAFE.sub(lambda m: _escape(m.group(0)), text) if _UNSAFE.search(text) else text
+    if not _UNSAFE.search(text):
+        return text  # the output stream redacts it as it is
+    # redacted before escaping: a known secret holding a control character still matches
+    return _UNSAFE.sub(lambda m: _escape(m.group(0)), redact_text(text))
 
 
 def inert_data(value: Any) -> Any:
