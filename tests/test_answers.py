@@ -24,6 +24,7 @@ DATA = Path(__file__).resolve().parent / "data"
 CANARY = DATA / "runs" / "mrcr-canary" / "nemo_gym.0"
 SUITE = DATA / "suite"
 INVOCATION = "0a1b2c3d4e5f6789"
+CANARY_INVOCATION = "f33fc0132db67489"  # NEL_INVOCATION_ID in the canary's run.sub
 PIN = "a431501aa294f3237d472aaf58dd1e5026156ea8"
 FAST = ("--bootstrap", "200")
 
@@ -39,6 +40,9 @@ def copy_task(invocation_dir: Path, name: str, *, doomed: bool) -> Path:
         "eval_factory_metrics.json",
     ):
         (task / "artifacts" / finished).unlink()
+    # as the launcher writes it: run.sub names the invocation its directory is named for
+    run_sub = task / "run.sub"
+    run_sub.write_text(run_sub.read_text().replace(CANARY_INVOCATION, INVOCATION))
     if doomed:
         log = task / "logs" / "client-4100007.log"
         log.write_text(log.read_text().replace(PIN, "0123456789abcdef" * 2 + "01234567"))
@@ -136,9 +140,21 @@ def test_validate_names_the_fix_per_failed_check_and_the_resume(invocation, run_
     steps = after(out, "\nnext:\n")
     assert steps[0].startswith("  fix aggregate-agreement: Resume a run that did not aggregate")
     assert steps[0].endswith("(see references/run-validation.md#aggregate-agreement)")
-    # nel 0.2.6 `nel resume` takes the invocation id (cli/resume.py)
-    assert steps[1] == f"  nel resume {INVOCATION}   (on the machine that ran `nel run`)"
+    # nel 0.2.6 `nel resume` takes only an invocation id and resubmits every job of it
+    # (cli/resume.py); one task examined is resubmitted alone, as resume_job does per job
+    # (executors/slurm/executor.py).
+    assert steps[1] == (
+        f"  (cd {task} && rm -f .slurm_job_id.list .accumulated_walltime && sbatch run.sub)"
+        "   (on the cluster: resubmits nemo_gym.0's job alone, as `nel resume` does per job)"
+    )
     assert steps[2] == f"  then: evalkit validate {task}"
+    # the whole invocation examined, every task of it incomplete: the invocation's resume,
+    # with the id its run.sub names
+    code, out, _ = run_cli("validate", invocation)
+    steps = after(out, "\nnext:\n")
+    assert steps[1] == (
+        f"  nel resume {CANARY_INVOCATION}   (on the machine that ran `nel run`; every job of it)"
+    )
 
 
 # --------------------------------------------------------------------------- compare

@@ -139,7 +139,10 @@ def test_walltime_over_without_error_is_stopped_unfinished(tmp_path, run_cli):
     (stopped,) = doc["warnings"]
     inv = task.parent.name.split("-")[-1]
     assert stopped["id"] == "stopped" and "TIMEOUT is a resume event" in stopped["action"]
-    assert f"nel resume {inv}" in stopped["action"]
+    # one task examined: its job alone (nel 0.2.6 `nel resume` resubmits every job of the
+    # invocation, executors/slurm/executor.py resume_job per job)
+    assert "sbatch run.sub` in nemo_gym.0/" in stopped["action"]
+    assert f"nel resume {inv}" not in stopped["action"]
     # run.sub queued its own follow-up at job start: the task is not over yet.
     assert doc["awaiting_resume"] is True
 
@@ -237,9 +240,12 @@ def test_reasoning_leak_in_the_first_rollouts_says_stop(tmp_path, run_cli):
     (leak,) = [w for w in doc["warnings"] if w["id"] == "prefix-gate"]
     assert "< 0.25" in leak["message"] and "reasoning" in leak["message"]
     inv = task.parent.name.split("-")[-1]
-    assert leak["action"].startswith("stop:") and f"nel kill {inv}" in leak["action"]
+    # one task examined: its job id, so a sibling task of the invocation keeps running
+    assert leak["action"].startswith("stop:") and f"nel kill {inv}.0)" in leak["action"]
     _, out, _ = run_cli("status", task)
     assert "[STOP] prefix-gate" in out and "\nstatus: stop and fix\n" in out
+    assert f"  nel kill {inv}.0   (" in out.split("next:", 1)[1]
+    _, out, _ = run_cli("status", task.parent)  # the whole invocation: its id
     assert f"  nel kill {inv}   (" in out.split("next:", 1)[1]
 
 

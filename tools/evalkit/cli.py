@@ -113,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    from evalkit.render.inert import one_line  # an error names a path from the run: one line
+
     parser = build_parser()
     try:
         args = parser.parse_args(list(argv) if argv is not None else None)
@@ -121,7 +123,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         return int(args._run(args))
     except EvalkitError as err:
-        print(_usage_line(args._name, err), file=sys.stderr)
+        print(one_line(_usage_line(args._name, err)), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"evalkit {args._name}: interrupted", file=sys.stderr)
@@ -134,7 +136,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if os.environ.get("EVALKIT_DEBUG"):
             raise
         print(
-            f"evalkit {args._name}: internal error: {type(err).__name__}: {err} "
+            f"evalkit {args._name}: internal error: {type(err).__name__}: {one_line(err)} "
             "(set EVALKIT_DEBUG=1 for a traceback and please report it)",
             file=sys.stderr,
         )

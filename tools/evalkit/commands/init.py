@@ -331,6 +331,9 @@ def _check(result, written, args, given) -> int:
 
 
 def _print_check(doc: dict) -> None:
+    from evalkit.render.inert import inert_data
+
+    doc = inert_data(doc)  # values from the config and the launcher: one line each
     print(f"evalkit init {doc['task']} --check")
     for path in doc["written"]:
         print(f"\nwrote {path}\n  decisions:")

@@ -152,7 +152,9 @@ def _text(plan, req) -> str:
     if plan.warnings:
         lines.append("")
         lines += [f"warning: {w}" for w in plan.warnings]
-    return "\n".join(lines) + "\n"
+    from evalkit.render.inert import one_line  # a checkpoint's strings: one line each
+
+    return "\n".join(one_line(line) for line in lines) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:

@@ -160,8 +160,10 @@ def single_detail(doc: dict[str, Any]) -> dict[str, Any] | None:
 def render_text(doc: dict[str, Any]) -> str:
     """The view, then what compare already ran and what to do next."""
     from evalkit.render.compare_next import compare_ending
+    from evalkit.render.inert import inert_data
 
-    return _body_text(doc) + compare_ending(doc)
+    # The view prints run data one line each; the ending quotes the raw paths itself.
+    return _body_text(inert_data(doc)) + compare_ending(doc)
 
 
 def _body_text(doc: dict[str, Any]) -> str:

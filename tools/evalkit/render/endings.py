@@ -4,11 +4,10 @@ needs no reference to know what was covered or what to type next."""
 
 from __future__ import annotations
 
-import re
-import shlex
 from collections.abc import Iterable, Sequence
 from functools import cache
-from pathlib import Path
+
+from evalkit.render.inert import one_line, shell_word
 
 # Where a run check is explained: checks/docs.py writes one `### <rule id>` section per
 # rule into this file, so the anchor is the rule id.
@@ -16,23 +15,9 @@ RUN_CHECKS_DOC = "references/run-validation.md"
 PREFLIGHT_DOC = "references/rules.md"
 
 
-# nel 0.2.6 names an invocation directory `<timestamp>-<16 hex invocation id>`
-# (nemo-evaluator-launcher 0.2.6, executors/slurm/executor.py).
-_INVOCATION_DIR = re.compile(r"^\d{8}_\d{6}-([0-9a-f]{16})$")
-
-
-def quote(path: object) -> str:
-    return shlex.quote(str(path))
-
-
-def invocation_id_in(path: object) -> str | None:
-    """The invocation id in PATH (an invocation, task or artifacts directory), if named."""
-    here = Path(str(path)).resolve()
-    for part in (here, *list(here.parents)[:3]):
-        match = _INVOCATION_DIR.match(part.name)
-        if match:
-            return match.group(1)
-    return None
+def quote(word: object) -> str:
+    """One word of a printed command: redacted, then shell-quoted (render.inert)."""
+    return shell_word(word)
 
 
 @cache
@@ -75,13 +60,15 @@ def ending(
 ) -> str:
     """The closing block, ending in a newline. CHECKED are whole lines (see
     checked_line); ALREADY_RAN names the evalkit commands this one ran on the way, so
-    nobody runs them again; NEXT_STEPS are commands or one-line changes, in order."""
-    lines = ["", *checked]
+    nobody runs them again; NEXT_STEPS are commands or one-line changes, in order. Each is
+    printed on one line (render.inert.one_line): no value inside can start a line."""
+    lines = ["", *(one_line(line) for line in checked)]
     if already_ran:
-        lines.append(f"already ran: {'; '.join(already_ran)} (no need to run them again)")
+        ran = "; ".join(one_line(step) for step in already_ran)
+        lines.append(f"already ran: {ran} (no need to run them again)")
     if next_steps:
         lines.append("next:")
-        lines += [f"  {step}" for step in next_steps]
+        lines += [f"  {one_line(step)}" for step in next_steps]
     else:
         lines.append("next: nothing to do")
     return "\n".join(lines) + "\n"

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalkit.render.endings import ending, quote
+from evalkit.render.inert import inert_data
 from evalkit.render.report import bar, format_number, table
 
 
 def report_text(doc: dict, code: int) -> str:
+    raw, doc = doc, inert_data(doc)  # run data on one line each; the ending quotes the path
     lines = [f"rollouts file: {doc['rollouts_file']}"]
     rows = [
         ["pass@1 (0-100)", format_number(doc["pass_at_1"])],
@@ -50,7 +52,7 @@ def report_text(doc: dict, code: int) -> str:
         "verdict: "
         + ("every stored reward and aggregate reproduced" if code == 0 else "FAILED (see above)")
     )
-    return "\n".join(lines) + "\n" + _ending(doc, code)
+    return "\n".join(lines) + "\n" + _ending(raw, code)
 
 
 def _ending(doc: dict, code: int) -> str:

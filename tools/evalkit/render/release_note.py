@@ -9,12 +9,12 @@ import math
 from typing import Any
 
 from evalkit.render.compare_next import already_ran, compare_command, next_steps
+from evalkit.render.inert import inert_data, md_code, md_text
 
 _TRUST_MARK = {"pass": "ok", "note": "note", "warn": "warn", "fail": "FAIL"}
-
-
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+# Run data is inert Markdown through the shared helpers (render/inert.py): no HTML, link
+# or cell break; a code span no backtick in the value closes.
+_cell = md_text
 
 
 def _num(value: Any, sign: bool = False) -> str:
@@ -39,7 +39,7 @@ def _score_table(tasks: list[dict[str, Any]]) -> list[str]:
         out.append(
             f"| {_cell(t['benchmark'])} | {_num(t.get('base'))} | {_num(t.get('cand'))} "
             f"| {_num(t.get('delta'), sign=True)} | {_ci(t.get('ci95'))} "
-            f"| {_num(t.get('mde'))} | {_num(t.get('margin'))} | **{t['verdict']}** |"
+            f"| {_num(t.get('mde'))} | {_num(t.get('margin'))} | **{_cell(t['verdict'])}** |"
         )
     return out
 
@@ -56,7 +56,8 @@ def _sources(tasks: list[dict[str, Any]]) -> list[str]:
                 continue
             out.append(
                 f"- {_cell(t['benchmark'])} {name} {_num(t.get(side))}: key "
-                f"`{where.get('key') or '?'}` in `{where['file']}`{scaled}"
+                f"{md_code(where.get('key') or '?', cell=False)} in "
+                f"{md_code(where['file'], cell=False)}{scaled}"
             )
     return out
 
@@ -66,8 +67,8 @@ def _validation(tasks: list[dict[str, Any]]) -> list[str]:
     for t in tasks:
         v = t.get("validation") or {}
         out.append(
-            f"- {_cell(t['benchmark'])}: baseline {v.get('base', 'not run')}, "
-            f"candidate {v.get('cand', 'not run')} (`evalkit validate`)"
+            f"- {_cell(t['benchmark'])}: baseline {_cell(v.get('base', 'not run'))}, "
+            f"candidate {_cell(v.get('cand', 'not run'))} (`evalkit validate`)"
         )
     return out
 
@@ -97,7 +98,7 @@ def _trust(tasks: list[dict[str, Any]]) -> list[str]:
         for c in checks:
             out.append(
                 f"- {_cell(t['benchmark'])} [{_TRUST_MARK.get(c['status'], c['status'])}] "
-                f"{c['id']}: {_cell(c['message'])}"
+                f"{_cell(c['id'])}: {_cell(c['message'])}"
             )
     return out
 
@@ -120,11 +121,11 @@ def _verdicts(doc: dict[str, Any]) -> list[str]:
         pairing = f"{t['n']} items paired" if t.get("paired") else "unpaired"
         if t.get("pairing"):
             pairing = pairing_phrase(t["pairing"])
+        margin = t.get("margin_rule") or _num(t.get("margin"))
         out.append(
-            f"- {_cell(t['benchmark'])}: **{t['verdict']}**, delta "
+            f"- {_cell(t['benchmark'])}: **{_cell(t['verdict'])}**, delta "
             f"{_num(t.get('delta'), sign=True)} points, 95% CI {_ci(t.get('ci95'))}, "
-            f"MDE {_num(t.get('mde'))}, margin {t.get('margin_rule') or _num(t.get('margin'))}"
-            f" ({pairing})"
+            f"MDE {_num(t.get('mde'))}, margin {_cell(margin)} ({pairing})"
         )
         for reason in t.get("reasons", []):
             out.append(f"  - {_cell(reason)}")
@@ -132,12 +133,17 @@ def _verdicts(doc: dict[str, Any]) -> list[str]:
 
 
 def render_release_note(doc: dict[str, Any]) -> str:
+    raw, doc = doc, inert_data(doc)  # the commands are built from the raw paths, quoted
     paths = doc["paths"]
-    margin = f"gate file `{doc['gate_file']}`" if doc.get("gate_file") else doc["default_margin"]
+    margin = (
+        f"gate file {md_code(doc['gate_file'])}"
+        if doc.get("gate_file")
+        else _cell(doc["default_margin"])
+    )
     out = [
-        f"## Accuracy: candidate vs baseline: {doc['gate']}",
+        f"## Accuracy: candidate vs baseline: {_cell(doc['gate'])}",
         "",
-        f"Baseline `{paths['base']}`, candidate `{paths['cand']}`; margin {margin}. "
+        f"Baseline {md_code(paths['base'])}, candidate {md_code(paths['cand'])}; margin {margin}. "
         "Scores in points.",
         "",
         *_score_table(doc["tasks"]),
@@ -154,17 +160,17 @@ def render_release_note(doc: dict[str, Any]) -> str:
         "",
         *_trust(doc["tasks"]),
         "",
-        f"### Verdict: {doc['gate']}",
+        f"### Verdict: {_cell(doc['gate'])}",
         "",
         *_verdicts(doc),
         *[f"- {_cell(r)}" for r in doc.get("reasons", [])],
         "",
         "### Next",
         "",
-        *[f"- {_cell(step)}" for step in next_steps(doc)],
+        *[f"- {_cell(step)}" for step in next_steps(raw)],
         "",
-        f"_Made by `{compare_command(doc, ' --format markdown')}` (seed {doc['seed']}, "
+        f"_Made by {md_code(compare_command(raw, ' --format markdown'))} (seed {doc['seed']}, "
         f"{doc['bootstrap_replicates']} bootstrap replicates); it ran "
-        f"{'; '.join(already_ran(doc))}._",
+        f"{_cell('; '.join(already_ran(doc)))}._",
     ]
     return "\n".join(out) + "\n"

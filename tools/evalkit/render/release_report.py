@@ -10,7 +10,6 @@ returns a string.
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 from evalkit.render.compare import own_reasons as _own_reasons
@@ -18,6 +17,7 @@ from evalkit.render.forest import forest_svg, forest_text
 from evalkit.render.forest import interval as _interval
 from evalkit.render.forest import num as _num
 from evalkit.render.forest import row_label as _label
+from evalkit.render.inert import html_text, inert_data, md_code, md_fence, md_text
 from evalkit.render.outcomes import failure_lines, outcome_bars, outcomes_svg, summary_line
 
 VERDICT_COLOURS = {
@@ -52,7 +52,7 @@ figure{margin:0}code{font-size:.85rem}
 
 
 def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value))
+    return html_text(value)
 
 
 def _badge(text: str, colours: dict[str, str]) -> str:
@@ -177,6 +177,7 @@ def _outcomes_html(doc: dict[str, Any]) -> list[str]:
 
 
 def render_html(doc: dict[str, Any], title: str = "Release comparison") -> str:
+    doc = inert_data(doc)  # every value on one line, for the plots' labels too
     gate = doc["gate"]
     parts = [
         "<!DOCTYPE html>",
@@ -238,41 +239,13 @@ def render_html(doc: dict[str, Any], title: str = "Release comparison") -> str:
 # ---- Markdown ---------------------------------------------------------------------------------
 
 
-_MD_ESCAPES = str.maketrans(
-    {
-        "&": "&amp;",
-        "<": "&lt;",
-        ">": "&gt;",
-        "|": "\\|",
-        "\n": " ",
-        "\r": " ",
-        "\\": "\\\\",
-        "`": "\\`",
-        "[": "\\[",
-        "]": "\\]",
-        "*": "\\*",
-    }
-)
-
-
-def _md(value: Any) -> str:
-    """Run data as inert Markdown text: no HTML, no link, no code span, no cell break."""
-    return str(value).translate(_MD_ESCAPES)
-
-
-def _code(value: Any) -> str:
-    """A code span that no backtick in the value can close early (HTML inside stays text)."""
-    text = str(value).replace("|", "\\|").replace("\n", " ").replace("\r", " ")
-    run = longest = 0
-    for ch in text:
-        run = run + 1 if ch == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+# Run data in Markdown: the shared helpers (render/inert.py), under the names used here.
+_md = md_text
+_code = md_code
 
 
 def render_markdown(doc: dict[str, Any], title: str = "Release comparison") -> str:
+    doc = inert_data(doc)
     out = [
         f"## {_md(title)}: gate **{_md(doc['gate'])}**",
         "",
@@ -297,7 +270,7 @@ def render_markdown(doc: dict[str, Any], title: str = "Release comparison") -> s
         verdict = f"**{_md(row['verdict'])}**"
         out.append("| " + " | ".join([*(_md(c) for c in cells), verdict]) + " |")
     if doc["tasks"]:
-        out += ["", "```text", forest_text(doc["tasks"]), "```"]
+        out += ["", md_fence(forest_text(doc["tasks"]))]
     bars = outcome_bars(doc)
     if bars:
         out += ["", "### Items by outcome", ""]
@@ -329,8 +302,9 @@ def render_markdown(doc: dict[str, Any], title: str = "Release comparison") -> s
             out += ["", "| needles | n | base | cand | delta | 95% CI |", "|---" * 6 + "|"]
             for h, s in strata.items():
                 out.append(
-                    f"| {h} | {s.get('n')} | {_num(s.get('base'))} | {_num(s.get('cand'))} | "
-                    f"{_num(s.get('delta'), sign=True)} | {_interval(s.get('ci95'))} |"
+                    f"| {_md(h)} | {_md(s.get('n'))} | {_num(s.get('base'))} | "
+                    f"{_num(s.get('cand'))} | {_num(s.get('delta'), sign=True)} | "
+                    f"{_interval(s.get('ci95'))} |"
                 )
         prov = row.get("provenance")
         if prov:

@@ -36,6 +36,8 @@ def write_json(document: Any, out: IO[str] | None = None, indent: int | None = 2
 
 def findings_text(findings: Iterable[Finding], show_fix: bool = True) -> str:
     """Grouped by file; one line per finding, then its fix indented below it."""
+    from evalkit.render.inert import one_line
+
     ordered = sort_findings(findings)
     lines: list[str] = []
     current_file: object = object()
@@ -44,12 +46,12 @@ def findings_text(findings: Iterable[Finding], show_fix: bool = True) -> str:
             current_file = f.file
             if lines:
                 lines.append("")
-            lines.append(f.file or "(no file)")
+            lines.append(one_line(f.file or "(no file)"))
         where = f"{f.line}" if f.line else "-"
         key = f" [{f.path}]" if f.path else ""
-        lines.append(f"  {where}: {f.severity} {f.rule}{key} {f.message}")
+        lines.append(one_line(f"  {where}: {f.severity} {f.rule}{key} {f.message}"))
         if show_fix and f.fix:
-            lines.append(f"      fix: {f.fix}")
+            lines.append(one_line(f"      fix: {f.fix}"))
     counts = summarize(ordered)
     if lines:
         lines.append("")
@@ -68,7 +70,12 @@ def format_number(value: float | None, digits: int = 2) -> str:
 
 
 def table(headers: list[str], rows: list[list[str]]) -> str:
-    """A plain aligned text table (numbers right-aligned, text left-aligned)."""
+    """A plain aligned text table (numbers right-aligned, text left-aligned); each cell on
+    one line (render.inert.one_line), so no value can break the table."""
+    from evalkit.render.inert import one_line
+
+    headers = [one_line(h) for h in headers]
+    rows = [[one_line(cell) for cell in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in rows:
         for i, cell in enumerate(row):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from evalkit.render.endings import ending, quote
+from evalkit.render.inert import inert_data
 from evalkit.render.outcomes import counts_phrase
 from evalkit.render.report import bar, format_number, table
 
@@ -25,6 +26,7 @@ def denominators(t: dict) -> str:
 
 
 def report_text(tasks: list[dict], run: str | None = None) -> str:
+    tasks = inert_data(tasks)  # run data (metric keys, task names) on one line each
     rows = []
     for t in tasks:
         if t.get("benchmark") == "mrcr":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from evalkit.render.inert import one_line
 from evalkit.render.outcomes import failure_lines, summary_line
 from evalkit.render.report import bar
 from evalkit.render.status_next import status_ending
@@ -58,4 +59,5 @@ def render(statuses: Sequence[Any]) -> str:
             lines.append(f"  {line}" if line.startswith("note: ") else f"  run failure: {line}")
     stop = any(s.stop for s in statuses)
     lines.append("status: stop and fix" if stop else "status: ok")
-    return "\n".join(lines) + "\n" + status_ending(statuses)
+    # each line holds run data (task names, quoted log lines): printed on one line each
+    return "\n".join(one_line(line) for line in lines) + "\n" + status_ending(statuses)

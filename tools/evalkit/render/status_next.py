@@ -5,36 +5,39 @@ The cancel command is nel 0.2.6's own: `nel kill ID` takes one positional ID, a 
 `<invocation>.<n>` or a whole invocation id (nemo-evaluator-launcher 0.2.6,
 cli/kill.py), and task directory `<task>.<n>` belongs to job `<invocation>.<n>`
 (executors/slurm/executor.py). The launcher resolves the ID from the execution database
-of the machine that ran `nel run`, so the command is run there."""
+of the machine that ran `nel run`, so the command is run there. The invocation id is
+named only when the path examined was the whole invocation and every task of it must
+stop (or resume); one task examined is its job alone (status/cancel.py)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from evalkit.render.endings import checked_line, ending, fix_line, quote
+from evalkit.status.cancel import RESUME_FILES, job_label
 from evalkit.status.monitor import FAILED, FINISHED, RESUME, STOP
 
-_INDEX = re.compile(r"\.(\d+)$")
 
-
-def _job_id(status: Any) -> str:
-    inv = status.invocation_id or "<invocation id>"
-    match = _INDEX.search(Path(status.path).name)
-    return f"{inv}.{match.group(1)}" if match else inv
+def _whole(acting: Sequence[Any], statuses: Sequence[Any]) -> str | None:
+    """The invocation id when the whole invocation was examined and every task of it is
+    in ACTING, else None (then each task's own job is named)."""
+    invocations = {s.invocation_id for s in statuses}
+    if len(acting) != len(statuses) or len(invocations) != 1 or None in invocations:
+        return None
+    if not all(getattr(s, "whole_invocation", False) for s in statuses):
+        return None
+    return next(iter(invocations))
 
 
 def _kill(stopping: Sequence[Any], statuses: Sequence[Any]) -> list[str]:
-    """One command for the whole invocation when every task in it must stop, else one
-    per task's job, so healthy tasks of the same invocation keep running."""
-    invocations = {s.invocation_id for s in stopping}
-    everything = len(stopping) == len(statuses) and len(invocations) == 1
-    if everything and None not in invocations:
-        targets = [next(iter(invocations))]
+    """One command for the whole invocation when it was examined and every task in it must
+    stop, else one per task's job, so healthy tasks of the same invocation keep running."""
+    whole = _whole(stopping, statuses)
+    if whole is not None:
+        targets = [whole]
     else:
-        targets = [_job_id(s) for s in stopping]
+        targets = [job_label(s.path, s.invocation_id) for s in stopping]
     kills = [
         f"nel kill {target}   (on the machine that ran `nel run`; cancels the Slurm job)"
         for target in targets
@@ -64,12 +67,29 @@ def status_ending(statuses: Sequence[Any]) -> str:
             "then relaunch the corrected config (the same command that launched it, "
             "e.g. scripts/nel-gym.sh run --config CONFIG for a gym task)"
         )
+    # a task awaiting the follow-up job run.sub queued is resumed by it: no command
+    resuming = [
+        s
+        for s in statuses
+        if not s.stop and not s.awaiting_resume and any(w.kind == RESUME for w in s.warnings)
+    ]
+    whole_resume = _whole(resuming, statuses) if resuming else None
+    if whole_resume is not None:
+        steps.append(
+            f"nel resume {whole_resume}   (on the machine that ran `nel run`; resubmits "
+            "every job of the invocation)"
+        )
     for s in statuses:
         if s.stop:
             continue
         resume = [w for w in s.warnings if w.kind == RESUME]
         if resume:
             steps.append(f"{s.task}: {resume[0].action}")
+            if whole_resume is None and s in resuming:
+                steps.append(
+                    f"(cd {quote(s.path)} && rm -f {RESUME_FILES} && sbatch run.sub)   "
+                    f"(on the cluster: resubmits {s.task}'s job alone)"
+                )
         elif s.state == FINISHED:
             steps.append(f"evalkit validate {quote(s.path)}")
         else:

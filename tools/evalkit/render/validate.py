@@ -4,19 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.render.endings import (
-    checked_line,
-    ending,
-    fix_line,
-    invocation_id_in,
-    quote,
-    run_check_see,
-)
+from evalkit.render.endings import checked_line, ending, fix_line, quote, run_check_see
+from evalkit.render.inert import inert_data
 
 MARKS = {"pass": "[ok]  ", "warn": "[warn]", "fail": "[FAIL]"}
 
 
 def report_text(doc: dict[str, Any], run: str | None = None) -> str:
+    raw, doc = doc, inert_data(doc)  # the view prints run data on one line each
     tasks = doc["tasks"]
     checks = iter(doc["checks"])
     pending = next(checks, None)
@@ -33,7 +28,7 @@ def report_text(doc: dict[str, Any], run: str | None = None) -> str:
         if len(tasks) > 1:
             lines.append(f"  task verdict: {task['verdict']}")
     lines.append(f"verdict: {doc['verdict']}")
-    return "\n".join(lines) + "\n" + _ending(doc, run)
+    return "\n".join(lines) + "\n" + _ending(raw, run)
 
 
 def _where(check: dict[str, Any]) -> str:
@@ -46,10 +41,9 @@ def _ending(doc: dict[str, Any], run: str | None) -> str:
     failed = [c for c in doc["checks"] if c["status"] == "fail"]
     warned = [c["id"] for c in doc["checks"] if c["status"] == "warn"]
     steps = list(dict.fromkeys(_where(c) + fix_line(c["id"]) for c in failed))
-    if any(c.get("kind") == "incomplete" for c in failed):
-        # `nel resume ID` takes the invocation id (nemo-evaluator-launcher 0.2.6, cli/resume.py)
-        inv = invocation_id_in(run) if run else None
-        steps.append(f"nel resume {inv or '<invocation id>'}   (on the machine that ran `nel run`)")
+    incomplete = [c for c in failed if c.get("kind") == "incomplete"]
+    if incomplete:
+        steps += _resume(run, {c.get("task") for c in incomplete})
     if failed:
         steps.append(f"then: evalkit validate {target}")
     else:
@@ -62,3 +56,27 @@ def _ending(doc: dict[str, Any], run: str | None) -> str:
             f"evalkit compare BASELINE_RUN {target} --margin 1.0 (against its baseline)",
         ]
     return ending([checked_line(c["id"] for c in doc["checks"])], steps)
+
+
+def _resume(run: str | None, names: set[str | None]) -> list[str]:
+    """`nel resume ID` takes only an invocation id and resubmits every job of it
+    (nemo-evaluator-launcher 0.2.6, cli/resume.py): named when the whole invocation was
+    examined and every task is incomplete; else each incomplete task's job alone, as the
+    launcher resubmits one job (status/cancel.py)."""
+    from evalkit.runs.invocation import invocation_id
+    from evalkit.runs.layout import names_one_task, resolve_task_runs
+    from evalkit.status.cancel import INVOCATION_PLACEHOLDER, RESUME_FILES
+
+    if not run:
+        return [f"nel resume {INVOCATION_PLACEHOLDER}   (on the machine that ran `nel run`)"]
+    tasks = resolve_task_runs(run)
+    chosen = tasks if None in names else [t for t in tasks if t.name in names]
+    ids = {invocation_id(t.task_dir) for t in tasks}
+    if not names_one_task(run) and len(chosen) == len(tasks) and len(ids) == 1:
+        inv = next(iter(ids)) or INVOCATION_PLACEHOLDER
+        return [f"nel resume {inv}   (on the machine that ran `nel run`; every job of it)"]
+    return [
+        f"(cd {quote(t.task_dir)} && rm -f {RESUME_FILES} && sbatch run.sub)   (on the "
+        f"cluster: resubmits {t.name}'s job alone, as `nel resume` does per job)"
+        for t in chosen
+    ]

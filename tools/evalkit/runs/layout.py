@@ -98,7 +98,7 @@ def _real(path: Path) -> Path:
 
 def _run_files(task: TaskRun) -> list[Path]:
     """The files evalkit may read in a task run (a dangling name is skipped: absent)."""
-    names = [task.task_dir / "run.sub"]
+    names = [task.task_dir / "run.sub", task.task_dir / "run.sh"]
     names += [task.artifacts_dir / marker for marker in ARTIFACT_MARKERS]
     for directory in (task.logs_dir, task.task_dir / "logs"):
         if directory is not None and directory.is_dir():
@@ -134,6 +134,15 @@ def resolve_task_runs(path: str | Path) -> list[TaskRun]:
     """Task runs under PATH: an invocation dir, a task dir, or an artifacts dir; each
     checked by `confine`."""
     return [confine(task) for task in _resolve(Path(path))]
+
+
+def names_one_task(path: str | Path) -> bool:
+    """Whether PATH is one task run (a task or artifacts directory, or a file in one) rather
+    than a folder of them: what `_resolve` reads as a single task."""
+    p = Path(path)
+    if p.is_file():
+        return True
+    return p.name == "artifacts" or _has_artifacts(p) or _is_task_dir(p)
 
 
 def _resolve(p: Path) -> list[TaskRun]:

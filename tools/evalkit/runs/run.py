@@ -24,6 +24,7 @@ from typing import Any
 
 from evalkit.errors import InputError
 from evalkit.inputs import iter_log_lines, iter_records, open_binary
+from evalkit.runs.invocation import invocation_id as read_invocation_id
 from evalkit.runs.layout import TaskRun, resolve_task_runs
 from evalkit.runs.rollouts import Rollout, ScanStats, iter_rollouts
 from evalkit.runs.settings import SAMPLING_KEYS, RunSettings, read_run_settings
@@ -33,8 +34,6 @@ from evalkit.secrets.quote import quote
 # 40-hex commit (git-backed image) or `baked-in <version>` (GDPVal's non-git fallback).
 GYM_VERSION_BANNERS = ("=== NeMo Gym version ===", "=== NeMo Gym commit ===")
 _SHA40 = re.compile(r"\b[0-9a-fA-F]{40}\b")
-_INVOCATION_DIR = re.compile(r"^\d{8}_\d{6}-([0-9a-f]{8,})$")
-_INVOCATION_VAR = re.compile(r"""NEL_INVOCATION_ID=["']?([0-9A-Za-z-]+)""")
 _CONTAINER_IMAGE = re.compile(r"--container-image[= ]+\"?([^\s\"]+)")
 _MOUNT_TARGET = re.compile(r":/checkpoint\b")
 _MOUNT_STOP = frozenset(" \t\r\n\f\v,\"':")  # what ends a mount's source path
@@ -173,7 +172,7 @@ class Run(TaskRun):
             models = self.scanned.models
             served = models.most_common(1)[0][0] if models else None
         return Provenance(
-            invocation_id=_invocation_id(self.task_dir, run_sub),
+            invocation_id=read_invocation_id(self.task_dir),
             served_model=served,
             checkpoint=checkpoint,
             image=image,
@@ -357,17 +356,6 @@ def _read_run_sub(path: Path) -> str:
         return read_bytes(path).decode("utf-8", errors="replace")
     except InputError:
         return ""  # provenance is a report, not a check: an unreadable run.sub shows blanks
-
-
-def _invocation_id(task_dir: Path, run_sub: str) -> str | None:
-    match = _INVOCATION_VAR.search(run_sub)
-    if match:
-        return match.group(1)
-    for directory in (task_dir.parent, task_dir):
-        found = _INVOCATION_DIR.match(directory.name)
-        if found:
-            return found.group(1)
-    return None
 
 
 def read_gym_versions(logs_dir: Path | None) -> list[tuple[str, int, str]]:

@@ -22,7 +22,6 @@ Where the times come from (nel 0.2.6 `run.sub`, `executors/slurm/executor.py`):
 from __future__ import annotations
 
 import math
-import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from evalkit.checks.model import PASS, Check, Expectation
 from evalkit.checks.rule import RESUME, STOP, WATCH, status_action
 from evalkit.checks.runner import run_rules
 from evalkit.checks.validate import expectation_for, gym_pin_of, length_from_metrics, log_files
+from evalkit.runs.invocation import invocation_id
 from evalkit.runs.jobtimes import (
     chain_end,
     job_start,
@@ -42,10 +42,11 @@ from evalkit.runs.jobtimes import (
     read_run_sub,
     walltime_from_run_sub,
 )
-from evalkit.runs.layout import TaskRun, resolve_task_runs
+from evalkit.runs.layout import TaskRun, names_one_task, resolve_task_runs
 from evalkit.runs.logscan import LogScan
 from evalkit.runs.settings import read_run_settings
 from evalkit.runs.tail import Tail
+from evalkit.status.cancel import kill_words, resume_words
 from evalkit.status.follow import LogFollower, RolloutTally
 from evalkit.status.outcomes import OutcomeCache
 
@@ -57,8 +58,6 @@ ENDED = (FINISHED, FAILED, STOPPED)
 # result). Only STOP makes `evalkit status` exit 1.
 RATE_WINDOW = 600.0  # seconds of refresh history behind "the recent rate"
 STALE_AFTER = 1200.0  # no file in the task changed for this long: the job is not running
-
-_INVOCATION = re.compile(r"-([0-9a-f]{8,16})$")
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,8 @@ class TaskStatus:
     notes: list[str] = field(default_factory=list)
     path: str = ""  # the task directory, for the commands we suggest
     checked: list[str] = field(default_factory=list)  # rule ids judged at this refresh
-    invocation_id: str | None = None  # from the invocation directory's name
+    invocation_id: str | None = None  # runs.invocation: run.sub, then the directory name
+    whole_invocation: bool = False  # the path examined named the invocation, not one task
     outcomes: dict[str, Any] | None = None  # an ended task's items by outcome
 
     @property
@@ -123,11 +123,6 @@ class TaskStatus:
 
 
 # ------------------------------------------------------------------------ rollout tally
-
-
-def invocation_id(task: TaskRun) -> str | None:
-    match = _INVOCATION.search(task.task_dir.parent.name)
-    return match.group(1) if match else None
 
 
 def duration(seconds: float | None) -> str:
@@ -295,7 +290,7 @@ class TaskMonitor:
             notes=notes,
             path=str(self.task.task_dir),
             checked=[c.id for c in checks],
-            invocation_id=invocation_id(self.task),
+            invocation_id=invocation_id(self.task.task_dir),
         )
 
     def _evidence(self, settings, mrcr, finished, expectation, quiet) -> Evidence:
@@ -351,21 +346,16 @@ class TaskMonitor:
         return None, None
 
 
-def _nel(task: TaskRun, verb: str) -> str:
-    inv = invocation_id(task)
-    return f"nel {verb} {inv}" if inv else f"nel {verb} <invocation id>"
-
-
 def _warning(check: Check, task: TaskRun) -> EarlyWarning:
     """A rule's result as advice: the action comes from checks.rule.STATUS_ACTION."""
     kind = status_action(check)
     if kind == STOP:
         action = (
-            f"stop: the score will not be usable; kill the job ({_nel(task, 'kill')}), fix "
+            f"stop: the score will not be usable; kill the job ({kill_words(task)}), fix "
             "the cause and relaunch"
         )
     elif kind == RESUME:  # incomplete: only rollout-count on a finished run
-        action = f"resume: {_nel(task, 'resume')}, then run `evalkit validate` again"
+        action = f"resume: {resume_words(task)}, then run `evalkit validate` again"
     else:
         action = "let it run: read the lines quoted before quoting a score"
     return EarlyWarning(check.id, check.message, action, kind)
@@ -382,8 +372,7 @@ def _resume_advice(task: TaskRun) -> str:
     return (
         "a walltime TIMEOUT is a resume event: run.sub has queued a follow-up job "
         "(sbatch --dependency=afternotok) that resumes from the rollouts already written; "
-        f"never cancel it while it is PENDING. If no job is queued, {_nel(task, 'resume')} "
-        f"(or `sbatch run.sub` in {task.task_dir.name}/)"
+        f"never cancel it while it is PENDING. If no job is queued, {resume_words(task)}"
     )
 
 
@@ -405,8 +394,8 @@ def _stopped_warning(task: TaskRun, out_of_time: bool, ended_by: str | None) -> 
             "stopped",
             f"the run stopped before finishing ({why}) and run.sub ended the job chain: "
             f"{ended_by!r}",
-            f"resume by hand: {_nel(task, 'resume')} (or `sbatch run.sub` in "
-            f"{task.task_dir.name}/), after raising execution.max_walltime if it was spent",
+            f"resume by hand: {resume_words(task)}, after raising execution.max_walltime if "
+            "it was spent",
             RESUME,
         )
     return EarlyWarning(
@@ -430,11 +419,15 @@ class RunMonitor:
         stale_after: float = STALE_AFTER,
     ) -> None:
         tasks = resolve_task_runs(path)
+        self.whole = not names_one_task(path)  # for the cancel and resume commands
         self.tasks = [TaskMonitor(t, expected_override, stale_after) for t in tasks]
         self.outcomes = OutcomeCache()
 
     def refresh(self, now: float) -> list[TaskStatus]:
-        return [self.outcomes.attach(t.task, t.refresh(now)) for t in self.tasks]
+        statuses = [self.outcomes.attach(t.task, t.refresh(now)) for t in self.tasks]
+        for status in statuses:
+            status.whole_invocation = self.whole
+        return statuses
 
 
 def document(statuses: Sequence[TaskStatus]) -> dict[str, Any]:

@@ -1,0 +1,161 @@
+"""Run data as inert text: the one place a value from a run or a config becomes text,
+Markdown, HTML or a shell word.
+
+Anyone can edit a run (a metric key, a task directory name, a log line), and agents run
+what `next:` prints, so every value is printed on one line with its control characters
+shown as escapes, and is never markup or a command:
+
+- `one_line`: C0 and C1 controls, DEL, the bidi embeddings, overrides and isolates
+  (U+202A-202E, U+2066-2069) and the Unicode line and paragraph separators become
+  `\\n`, `\\x1b`, `\\u202e` ...; `inert_data` does it to every string of a document.
+- `md_text` and `md_code`: Markdown with no HTML, link, autolink, emphasis or table-cell
+  break from data; a code span no backtick in the value can close.
+- `html_text`: HTML-escaped and on one line.
+- `shell_word`: one shell word, redacted first and quoted after (shlex.quote; bash's
+  `$'...'` when the value holds a control character, so it stays one line and exact).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+from evalkit.render.redact import redact_text
+
+# What can break a line, move the cursor, recolour a terminal or reorder the text shown.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\u061c\u200e\u200f]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(char: str) -> str:
+    named = _NAMED.get(char)
+    if named:
+        return named
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def one_line(value: Any) -> str:
+    """`value` as text on one line, every control or bidi character shown as an escape."""
+    text = "" if value is None else str(value)
+    if not _UNSAFE.search(text):
+        return text  # the output stream redacts it as it is
+    # redacted before escaping: a known secret holding a control character still matches
+    return _UNSAFE.sub(lambda m: _escape(m.group(0)), redact_text(text))
+
+
+def inert_data(value: Any) -> Any:
+    """A JSON-like document with every string (keys included) passed through `one_line`;
+    numbers, booleans and None kept, so a text view renders it as it would the original."""
+    if isinstance(value, str):
+        return one_line(value)
+    if isinstance(value, dict):
+        return {inert_data(k): inert_data(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [inert_data(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(inert_data(v) for v in value)
+    return value
+
+
+def has_unsafe(text: str) -> bool:
+    return _UNSAFE.search(text) is not None
+
+
+# ---- Markdown -------------------------------------------------------------------------
+
+_MD_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "|": "\\|",
+        "\\": "\\\\",
+        "`": "\\`",
+        "[": "\\[",
+        "]": "\\]",
+        "*": "\\*",
+        "~": "\\~",
+    }
+)
+# GitHub's autolinks start at `scheme:` followed by `//` and at `www.`; an escaped `:` or
+# `.` is the same character to a reader and no link to the renderer.
+_AUTOLINK = re.compile(r"(?<=[A-Za-z0-9])(:)(?=//)|(?<![A-Za-z0-9])(www)(\.)", re.IGNORECASE)
+
+
+# What makes a line, or a list item, a block of its own when the value starts it: a heading,
+# a list or a thematic break (`- #` is a list item holding an empty heading).
+_BLOCK_START = re.compile(r"^( *)(?:([#+=_-])|(\d{1,9})([.)]))")
+
+
+def _start(match: re.Match[str]) -> str:
+    lead, mark, digits, punct = match.groups()
+    return f"{lead}\\{mark}" if mark else f"{lead}{digits}\\{punct}"
+
+
+def md_text(value: Any) -> str:
+    """Run data as inert Markdown text: no HTML, no link, no code span, no cell break, no
+    block (heading, list, rule) where the value starts a line."""
+    text = one_line(value).translate(_MD_ESCAPES)
+    text = _BLOCK_START.sub(_start, text, count=1)
+    return _AUTOLINK.sub(lambda m: "\\:" if m.group(1) else f"{m.group(2)}\\.", text)
+
+
+def md_code(value: Any, cell: bool = True) -> str:
+    """A code span no backtick in the value can close early (HTML inside stays text), on
+    one line; CELL: its `|` escaped, as a table cell needs (outside one it would show)."""
+    text = one_line(value)
+    text = text.replace("|", "\\|") if cell else text
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_fence(body: str, info: str = "text") -> str:
+    """A fenced code block around BODY (lines of our own layout holding run data) whose
+    fence no backtick run in it can match."""
+    longest = max((len(run) for run in re.findall("`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{body}\n{fence}"
+
+
+# ---- HTML -----------------------------------------------------------------------------
+
+
+def html_text(value: Any) -> str:
+    import html
+
+    return html.escape(one_line(value))
+
+
+# ---- shell ----------------------------------------------------------------------------
+
+
+def shell_word(value: Any) -> str:
+    """VALUE as one shell word: secrets redacted first, then quoted, so a placeholder such as
+    `<redacted:url-password>` is inside the quotes; a control character makes it bash's
+    `$'...'` form, which names the same bytes on one line."""
+    text = redact_text(str(value))
+    if not has_unsafe(text):
+        return shlex.quote(text)
+    body = text.replace("\\", "\\\\").replace("'", "\\'")
+    return "$'" + _UNSAFE.sub(lambda m: _shell_escape(m.group(0)), body) + "'"
+
+
+def _shell_escape(char: str) -> str:
+    # bash reads `\xHH` as a byte and `\uHHHH` as a character (in the locale's encoding)
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}")
+
+
+__all__ = [
+    "html_text",
+    "inert_data",
+    "md_code",
+    "md_fence",
+    "md_text",
+    "one_line",
+    "shell_word",
+]
