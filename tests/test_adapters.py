@@ -35,7 +35,7 @@ RESPONSES = Path("artifacts/cache/responses/cache.db")
 
 def _gpqa(side: str) -> Path:
     """The bundled GPQA task of SIDE (baseline or candidate), wherever the pair lays it."""
-    for path in sorted(SUITE.rglob("simple_evals.gpqa_diamond.1")):
+    for path in sorted(SUITE.rglob("simple_evals.gpqa_diamond.0")):
         top = path.relative_to(SUITE).parts[0]
         if top.startswith(side) and "reasoning" not in top:
             return path
@@ -81,7 +81,7 @@ def _compare(base: Path, cand: Path) -> dict:
 
 def test_each_task_gets_one_adapter_from_the_registry():
     names = {run.name: adapter_for(run).name for run in load_runs(_gpqa("baseline").parent)}
-    assert names["simple_evals.gpqa_diamond.1"] == "simple_evals"
+    assert names["simple_evals.gpqa_diamond.0"] == "simple_evals"
     assert adapter_for(load_runs(LM_EVAL)[0]).name == "lm_eval"
     assert REGISTRY[-1].name == "results_yml"  # recognises every run: the last resort
     run = load_runs(LM_EVAL)[0]
@@ -168,7 +168,7 @@ def test_missing_wrong_items_make_validate_invalid_and_compare_not_comparable(tm
 
 
 def test_a_rounding_spill_keeps_the_declared_scale_and_a_loss_is_a_regression(tmp_path):
-    cand = _copy(_gpqa("candidate"), tmp_path / "cand" / "simple_evals.gpqa_diamond.1")
+    cand = _copy(_gpqa("candidate"), tmp_path / "cand" / "simple_evals.gpqa_diamond.0")
     flipped: list[int] = []
 
     def lose(position, row):
@@ -189,7 +189,7 @@ def test_a_rounding_spill_keeps_the_declared_scale_and_a_loss_is_a_regression(tm
 
 
 def test_an_item_far_outside_its_range_is_an_invalid_run(tmp_path, run_cli):
-    cand = _copy(_gpqa("candidate"), tmp_path / "simple_evals.gpqa_diamond.1")
+    cand = _copy(_gpqa("candidate"), tmp_path / "simple_evals.gpqa_diamond.0")
     _edit_rows(cand, lambda p, row: dict(row, score=3.0) if p == 17 else None)
     code, out, _ = run_cli("validate", cand, "--format", "json")
     checks = {c["id"]: c for c in json.loads(out)["checks"]}
@@ -201,7 +201,7 @@ def test_an_item_far_outside_its_range_is_an_invalid_run(tmp_path, run_cli):
 
 
 def test_items_asked_with_another_prompt_are_their_own_class(tmp_path):
-    cand = _copy(_gpqa("candidate"), tmp_path / "cand" / "simple_evals.gpqa_diamond.1")
+    cand = _copy(_gpqa("candidate"), tmp_path / "cand" / "simple_evals.gpqa_diamond.0")
 
     def reword(position, row):
         if position >= 19:
@@ -221,7 +221,7 @@ def test_items_asked_with_another_prompt_are_their_own_class(tmp_path):
 
 
 def test_different_sampling_makes_the_task_not_comparable(tmp_path):
-    cand = _copy(_gpqa("candidate"), tmp_path / "cand" / "simple_evals.gpqa_diamond.1")
+    cand = _copy(_gpqa("candidate"), tmp_path / "cand" / "simple_evals.gpqa_diamond.0")
     config = cand / "artifacts" / "run_config.yml"
     text = config.read_text()
     assert "    temperature: 1.0\n" in text

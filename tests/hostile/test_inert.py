@@ -37,20 +37,20 @@ FORGED_DIR = (
 )
 # Raw control characters no text output may carry (the newline ends our own lines).
 RAW = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
-GPQA = "simple_evals.gpqa_diamond.1"
+GPQA = "simple_evals.gpqa_diamond.0"
 
 
 def forge(side: Path, key: str = FORGED_KEY, name: str = FORGED_DIR) -> Path:
     """SIDE's gpqa task with its metric `score` renamed KEY and its directory NAME."""
-    results = side / GPQA / "artifacts" / "results.yml"
+    (task,) = side.glob(f"*/{GPQA}")  # each side is a folder of invocations
+    results = task / "artifacts" / "results.yml"
     doc = yaml.safe_load(results.read_text())
     for section in ("tasks", "groups"):
         metrics = doc["results"][section]["gpqa_diamond"]["metrics"]
         metrics[key] = metrics.pop("score")
     results.write_text(yaml.safe_dump(doc))
-    task = side / GPQA
-    task.rename(side / name)
-    return side / name
+    task.rename(task.parent / name)
+    return task.parent / name
 
 
 @pytest.fixture
@@ -105,7 +105,8 @@ def test_status_next_commands_are_exact_shell_words(pair, run_cli):
         line.split("evalkit validate ", 1)[1] for line in next_block(out) if "validate" in line
     ]
     assert len(words) == 2
-    assert {bash_word(w) for w in words} == {str(base / FORGED_DIR), str(base / "nemo_gym.0")}
+    tasks = {str(next(base.glob(f"*/{name}"))) for name in (FORGED_DIR, "nemo_gym.0")}
+    assert {bash_word(w) for w in words} == tasks
 
 
 def test_compare_text_prints_the_forgery_inert(pair, run_cli):
