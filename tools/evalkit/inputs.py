@@ -33,6 +33,7 @@ from evalkit.errors import InputError
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a file read whole (configs, results, JSON, run.sub)
 MAX_LINE_BYTES = 1024 * 1024  # one log line kept; the rest of a longer line is skipped
 MAX_RECORD_BYTES = 256 * 1024 * 1024  # one JSONL record; 1M-variant MRCR lines reach ~5.5 MB
+_CHUNK = 1024 * 1024  # a long JSONL line is read in pieces of this size
 MAX_YAML_CHARS = 8 * 1024 * 1024  # a run_config.yml is a few kB; results.yml, tens of kB
 MAX_YAML_DEPTH = 100  # collections inside collections; real files nest fewer than 15
 MAX_YAML_NODES = 200_000  # values after alias expansion ("billion laughs" makes 10**9)
@@ -134,7 +135,16 @@ def iter_records(handle: BinaryIO, path: str | Path, first_line: int = 1) -> Ite
     """Each line of a JSONL stream whole (records are never cut), refusing one longer than
     MAX_RECORD_BYTES instead of reading it into memory."""
     line = first_line
-    while raw := handle.readline(MAX_RECORD_BYTES + 1):
+    while raw := handle.readline(_CHUNK):
+        if len(raw) == _CHUNK and not raw.endswith(b"\n"):
+            # a long line is gathered chunk by chunk, so a refused one costs the cap
+            # once (one readline of the cap builds it twice over)
+            whole = bytearray(raw)
+            while more := handle.readline(_CHUNK):
+                whole += more
+                if len(whole) > MAX_RECORD_BYTES or more.endswith(b"\n"):
+                    break
+            raw = bytes(whole) if len(whole) <= MAX_RECORD_BYTES else whole
         if len(raw) > MAX_RECORD_BYTES:
             raise InputError(f"a line longer than {MAX_RECORD_BYTES} bytes; not read", path, line)
         yield raw
