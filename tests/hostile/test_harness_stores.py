@@ -312,3 +312,13 @@ def test_an_800_mb_samples_line_is_refused_under_the_rollouts_cap(tmp_path):
     line = one_line_naming(err, samples.name)
     assert code == 2 and f"a line longer than {inputs.MAX_RECORD_BYTES} bytes" in line
     assert rss < RSS_BOUND_KB
+
+
+def test_deep_json_in_a_gym_aggregate_is_the_documented_refusal(tmp_path):
+    from evalkit.benchmarks.mrcr.aggregate import read_aggregate_entries
+
+    path = tmp_path / "aggregate_metrics.json"
+    deep = b"[" * 200_000 + b"]" * 200_000
+    path.write_bytes(b'[{"agent_metrics": {"x": ' + deep + b"}}]")
+    with pytest.raises(InputError, match="JSON nesting too deep"):
+        read_aggregate_entries(path)
