@@ -36,7 +36,7 @@ def test_items_never_outnumber_twice_the_rows(positions, repeats):
         with sqlite3.connect(task / ITEM_DB) as con:
             rowids = [r for (r,) in con.execute("SELECT rowid FROM Cache ORDER BY rowid")]
             con.execute("UPDATE Cache SET key = 'k' || rowid")  # out of the way first
-            for rowid, key in zip(rowids, positions):
+            for rowid, key in zip(rowids[: len(positions)], positions, strict=True):
                 con.execute("UPDATE Cache SET key = ? WHERE rowid = ?", (str(key), rowid))
             con.execute("DELETE FROM Cache WHERE key LIKE 'k%'")
         con.close()
