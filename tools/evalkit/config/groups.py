@@ -224,12 +224,14 @@ def _root_sibling(
 ) -> dict | None:
     """A config of the primary directory (`- _endpoints`), composed once: its values with
     its own defaults applied, or None (missing, a cycle, too deep)."""
-    name = f"{str(entry.option).lstrip('/')}.yaml"  # Hydra: `/x` is `x` at the config root
+    name = f"{entry.option}.yaml"
     if name in result.chain:
         chain = " -> ".join([*result.chain[result.chain.index(name) :], name])
         result.problem(index, CYCLE.format(name=name, chain=chain))
         return None
     if name in result.composed:
+        if (name, entry.target) not in result.siblings:  # the same file under another key
+            result.siblings.append((name, entry.target))
         return result.composed[name]
     values = _sibling(loader, name)
     if values is None:
