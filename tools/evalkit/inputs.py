@@ -151,6 +151,19 @@ def iter_records(handle: BinaryIO, path: str | Path, first_line: int = 1) -> Ite
         line += 1
 
 
+def skip_line(handle: BinaryIO, path: str | Path) -> int:
+    """Read past the rest of the current line in 1 MiB pieces, keeping none of it; its
+    length in bytes. A line longer than MAX_RECORD_BYTES is refused as iter_records does."""
+    skipped = 0
+    while piece := handle.readline(_CHUNK):
+        skipped += len(piece)
+        if skipped > MAX_RECORD_BYTES:
+            raise InputError(f"a line longer than {MAX_RECORD_BYTES} bytes; not read", path)
+        if piece.endswith(b"\n"):
+            break
+    return skipped
+
+
 def iter_jsonl(path: str | Path, what: str = "a .jsonl file") -> Iterator[tuple[int, bytes]]:
     """(line number, bytes) of each line of a JSONL file, with the rollouts' per-line cap
     (MAX_RECORD_BYTES): a longer line is refused before it is read into memory."""
