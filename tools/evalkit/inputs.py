@@ -17,8 +17,11 @@ from __future__ import annotations
 import errno
 import json
 import os
+import sqlite3
 import stat
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -30,9 +33,14 @@ from evalkit.errors import InputError
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a file read whole (configs, results, JSON, run.sub)
 MAX_LINE_BYTES = 1024 * 1024  # one log line kept; the rest of a longer line is skipped
 MAX_RECORD_BYTES = 256 * 1024 * 1024  # one JSONL record; 1M-variant MRCR lines reach ~5.5 MB
+_CHUNK = 1024 * 1024  # a long JSONL line is read in pieces of this size
 MAX_YAML_CHARS = 8 * 1024 * 1024  # a run_config.yml is a few kB; results.yml, tens of kB
 MAX_YAML_DEPTH = 100  # collections inside collections; real files nest fewer than 15
 MAX_YAML_NODES = 200_000  # values after alias expansion ("billion laughs" makes 10**9)
+MAX_DB_ROWS = 1_000_000  # rows of one SQLite table; a harness writes one per item and repeat
+MAX_DB_HEAP_BYTES = 256 * 1024 * 1024  # SQLite's own memory in one read, temp storage included
+MAX_DB_COPY_BYTES = 2 * 1024**3  # a database and its write-ahead log, copied to read the log
+DB_STEPS_PER_BYTE = 64  # SQLite VM steps allowed per byte of the database (a scan takes ~1)
 
 _CLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -127,11 +135,43 @@ def iter_records(handle: BinaryIO, path: str | Path, first_line: int = 1) -> Ite
     """Each line of a JSONL stream whole (records are never cut), refusing one longer than
     MAX_RECORD_BYTES instead of reading it into memory."""
     line = first_line
-    while raw := handle.readline(MAX_RECORD_BYTES + 1):
+    while raw := handle.readline(_CHUNK):
+        if len(raw) == _CHUNK and not raw.endswith(b"\n"):
+            # a long line is gathered chunk by chunk, so a refused one costs the cap
+            # once (one readline of the cap builds it twice over)
+            whole = bytearray(raw)
+            while more := handle.readline(_CHUNK):
+                whole += more
+                if len(whole) > MAX_RECORD_BYTES or more.endswith(b"\n"):
+                    break
+            raw = bytes(whole) if len(whole) <= MAX_RECORD_BYTES else whole
         if len(raw) > MAX_RECORD_BYTES:
             raise InputError(f"a line longer than {MAX_RECORD_BYTES} bytes; not read", path, line)
         yield raw
         line += 1
+
+
+def skip_line(handle: BinaryIO, path: str | Path) -> int:
+    """Read past the rest of the current line in 1 MiB pieces, keeping none of it; its
+    length in bytes. A line longer than MAX_RECORD_BYTES is refused as iter_records does."""
+    skipped = 0
+    while piece := handle.readline(_CHUNK):
+        skipped += len(piece)
+        if skipped > MAX_RECORD_BYTES:
+            raise InputError(f"a line longer than {MAX_RECORD_BYTES} bytes; not read", path)
+        if piece.endswith(b"\n"):
+            break
+    return skipped
+
+
+def iter_jsonl(path: str | Path, what: str = "a .jsonl file") -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of each line of a JSONL file, with the rollouts' per-line cap
+    (MAX_RECORD_BYTES): a longer line is refused before it is read into memory."""
+    with open_binary(path, what) as handle:
+        try:
+            yield from enumerate(iter_records(handle, path), start=1)
+        except OSError as err:
+            raise _os_error(err, Path(path), what) from None
 
 
 def iter_log_lines(path: str | Path) -> Iterator[str]:
@@ -264,3 +304,135 @@ def expect_mapping(value: Any, path: str | Path, what: str = "the top level") ->
             f"{what} must be a mapping, found {kind}", path, 1 if value is None else None
         )
     return value
+
+
+# SQLite, as the harnesses leave it (simple-evals' item store, the adapter's response cache).
+# What a database holds is run data: a `Cache` that is a recursive VIEW would make SQLite
+# compute forever and spill gigabytes to a temporary file, so only a real table is read,
+# temporary storage stays in memory under a process-wide heap limit (SQLite lets a pragma
+# lower that limit, never raise it; evalkit opens no other database), and the VM's steps
+# are bounded by the file's size.
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def confine(path: str | Path, root: str | Path) -> Path:
+    """PATH resolved, refused when it (through any symbolic link) leaves ROOT."""
+    real, top = Path(path).resolve(), Path(root).resolve()
+    if real != top and top not in real.parents:
+        raise InputError("symbolic link leaves the run directory; not followed", path)
+    return real
+
+
+def _sqlite_size(path: Path) -> int:
+    """The file's size, after refusing what SQLite would misread: not a database, or fewer
+    bytes than its header says it holds (a copy cut short). Offsets: the SQLite file
+    format, section 1.3."""
+    with open_binary(path, "a SQLite database") as handle:
+        header = handle.read(100)
+        size = os.fstat(handle.fileno()).st_size
+    if len(header) < 100 or not header.startswith(SQLITE_MAGIC):
+        raise InputError("not a SQLite database (no SQLite header); not read", path)
+    page = int.from_bytes(header[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(header[28:32], "big")
+    if pages and size < page * pages:
+        raise InputError(
+            f"truncated SQLite database: its header says {page * pages} bytes, "
+            f"the file holds {size}; not read",
+            path,
+        )
+    return size
+
+
+def _copy_capped(source: Path, dest: Path, budget: int) -> int:
+    """Copy a regular file, refused before a byte is copied when it is over BUDGET."""
+    with open_binary(source, "a SQLite file") as handle, open(dest, "wb") as out:
+        if os.fstat(handle.fileno()).st_size > budget:
+            raise InputError(f"larger than the {MAX_DB_COPY_BYTES} bytes copied to read it", source)
+        copied = 0
+        while chunk := handle.read(1 << 20):
+            copied += len(chunk)
+            if copied > budget:  # it grew while read
+                raise InputError(
+                    f"larger than the {MAX_DB_COPY_BYTES} bytes copied to read it", source
+                )
+            out.write(chunk)
+    return copied
+
+
+def iter_sqlite_rows(
+    path: str | Path, root: str | Path, table: str, select: str, params: Sequence = ()
+) -> Iterator[tuple]:
+    """Each row of TABLE as the columns SELECT names (SQL from the caller, never from the
+    file), in rowid order, at most MAX_DB_ROWS. The database, its `-wal` and `-shm` must
+    stay inside ROOT. Opened read-only and immutable, so nothing is written beside an
+    input; when a non-empty write-ahead log lies beside it (a run killed before SQLite
+    folded it back in), both are read from a private copy within MAX_DB_COPY_BYTES."""
+    path = Path(path)
+    real = confine(path, root)
+    size = _sqlite_size(path)
+    wal, shm = (path.with_name(path.name + end) for end in ("-wal", "-shm"))
+    for side in (wal, shm):
+        if os.path.lexists(side):
+            confine(side, root)
+    with_wal = wal.is_file() and wal.stat().st_size > 0
+    with tempfile.TemporaryDirectory(prefix="evalkit-db-") if with_wal else nullcontext() as tmp:
+        if with_wal:
+            copy = Path(tmp) / "cache.db"
+            left = MAX_DB_COPY_BYTES - _copy_capped(path, copy, MAX_DB_COPY_BYTES)
+            size += _copy_capped(wal, copy.with_name("cache.db-wal"), left)
+            uri = f"{copy.as_uri()}?mode=ro"
+        else:
+            uri = f"{real.as_uri()}?mode=ro&immutable=1"
+        yield from _query(uri, path, table, select, params, size)
+
+
+def _query(
+    uri: str, path: Path, table: str, select: str, params: Sequence, size: int
+) -> Iterator[tuple]:
+    try:
+        con = sqlite3.connect(uri, uri=True)
+    except sqlite3.Error as err:
+        raise InputError(f"cannot open as SQLite ({err})", path) from None
+    steps = [DB_STEPS_PER_BYTE * size // 1000 + 1000]  # the handler runs every 1000 steps
+
+    def spend() -> int:
+        steps[0] -= 1
+        return steps[0] < 0
+
+    try:
+        for pragma in (
+            f"hard_heap_limit = {MAX_DB_HEAP_BYTES}",
+            "temp_store = MEMORY",
+            "query_only = 1",
+            "trusted_schema = 0",
+            "mmap_size = 0",
+        ):
+            con.execute(f"PRAGMA {pragma}")
+        con.set_progress_handler(spend, 1000)
+        kind = con.execute(
+            "SELECT type, sql FROM sqlite_master WHERE name = ? COLLATE NOCASE", (table,)
+        ).fetchall()
+        if not kind:
+            raise InputError(f"no table {table}; not read", path)
+        found, sql = kind[0]
+        if found != "table" or str(sql or "").lstrip()[:14].upper() == "CREATE VIRTUAL":
+            found = "a virtual table" if found == "table" else f"a {found}"
+            raise InputError(f"{table} is {found}, not a table; not read", path)
+        rows = con.execute(f'SELECT {select} FROM "{table}" ORDER BY rowid', tuple(params))
+        for count, row in enumerate(rows, start=1):
+            if count > MAX_DB_ROWS:
+                raise InputError(f"more than {MAX_DB_ROWS} rows in {table}; not read", path)
+            yield row
+    except sqlite3.Error as err:
+        if steps[0] < 0:
+            raise InputError(
+                f"reading it took more than {DB_STEPS_PER_BYTE} SQLite steps a byte; not read", path
+            ) from None
+        raise InputError(f"unreadable SQLite database ({err})", path) from None
+    except MemoryError:
+        raise InputError(
+            f"needs more than {MAX_DB_HEAP_BYTES} bytes of SQLite memory; not read", path
+        ) from None
+    finally:
+        con.close()

@@ -18,11 +18,7 @@ digest and a few flags are kept per such response, never its text.
 from __future__ import annotations
 
 import os
-import shutil
-import sqlite3
-import tempfile
 from collections.abc import Iterator
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,9 +26,10 @@ from typing import Any
 import msgspec
 
 from evalkit.errors import InputError
-from evalkit.inputs import MAX_FILE_BYTES, open_binary
+from evalkit.inputs import MAX_FILE_BYTES, confine, iter_sqlite_rows, open_binary
 
 CACHE_DB = Path("cache") / "responses" / "cache.db"
+MAX_VALUE_FILES_BYTES = 4 * 1024**3  # all `.val` files of one cache, read once each
 
 
 @dataclass(frozen=True)
@@ -157,31 +154,17 @@ class CacheIndex:
         return self.empty_with_reasoning
 
 
-def _rows(db: Path) -> Iterator[tuple[object, object]]:
-    """Every (filename, value) row. The input is never written: opened immutable, or,
-    when a write-ahead log lies beside it (a run killed before sqlite folded the log
-    back in), read from a private copy of both, which an immutable open would miss."""
-    wal = db.with_name(db.name + "-wal")
-    copy = wal.is_file() and wal.stat().st_size > 0
-    private = tempfile.TemporaryDirectory(prefix="evalkit-cache-") if copy else nullcontext()
-    with private as tmp:
-        if copy:
-            source = Path(tmp) / db.name
-            shutil.copyfile(db, source)
-            shutil.copyfile(wal, Path(tmp) / wal.name)
-            uri = f"{source.as_uri()}?mode=ro"
-        else:
-            uri = f"{db.resolve().as_uri()}?mode=ro&immutable=1"
-        try:
-            conn = sqlite3.connect(uri, uri=True)
-        except sqlite3.Error as err:
-            raise InputError(f"cannot open the response cache ({err})", db) from None
-        try:
-            yield from conn.execute("SELECT filename, value FROM Cache")
-        except sqlite3.Error as err:
-            raise InputError(f"not a nemo-evaluator response cache ({err})", db) from None
-        finally:
-            conn.close()
+def _rows(db: Path, root: Path) -> Iterator[tuple[object, object, object]]:
+    """Every (filename, value, length of value) row, through the bounded SQLite reader
+    (evalkit.inputs.iter_sqlite_rows: the input is never written; a write-ahead log
+    beside it is read from a private copy, within the run and a byte budget)."""
+    return iter_sqlite_rows(
+        db,
+        root,
+        "Cache",
+        "filename, CASE WHEN length(value) <= ? THEN value END, length(value)",
+        (MAX_FILE_BYTES,),
+    )
 
 
 UNFINISHED_DETAIL = "reasoning never finished (<think> without </think>), passed on as the answer"
@@ -218,10 +201,8 @@ def coverage_note(cache: CacheIndex | None, answers: int) -> str | None:
 
 def confined(path: Path, root: Path) -> Path:
     """PATH itself, refused when a symbolic link takes it out of ROOT (the artifacts
-    directory): a link out of the run is never read, nor quoted back."""
-    real, inside = path.resolve(), root.resolve()
-    if real != inside and inside not in real.parents:
-        raise InputError(f"symbolic link leaves the run directory (-> {real}); not followed", path)
+    directory): a link out of the run is never read."""
+    confine(path, root)
     return path
 
 
@@ -238,19 +219,46 @@ def read_sized(path: Path, limit: int) -> bytes:
             raise InputError(f"cannot read ({err.strerror or err})", path) from None
 
 
-def _raw(directory: Path, filename: object, value: object) -> bytes | str | None:
-    """The response body: the row's value, or its `.val` file for a large one."""
-    if isinstance(filename, str) and filename:
-        path = (directory / filename).resolve()
-        if directory.resolve() not in path.parents:  # a value file stays in the cache dir
+class _ValueFiles:
+    """The `.val` files rows name, each read and decoded once (many rows may name one
+    file), all of them together within MAX_VALUE_FILES_BYTES."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory.resolve()
+        self.seen: dict[Path, tuple[int, CachedResponse] | None] = {}
+        self.left = MAX_VALUE_FILES_BYTES
+
+    def summary(self, filename: str) -> tuple[int, CachedResponse] | None:
+        path = (self.directory / filename).resolve()
+        if self.directory not in path.parents:  # a value file stays in the cache dir
             return None
-        try:
-            return read_sized(path, MAX_FILE_BYTES)
-        except InputError:
-            return None  # evicted or unreadable: the item stays unjoined, not fatal
+        if path not in self.seen:
+            self.seen[path] = None
+            try:
+                raw = read_sized(path, min(MAX_FILE_BYTES, self.left))
+            except InputError as err:
+                if self.left < MAX_FILE_BYTES and "larger than" in str(err):
+                    raise InputError(
+                        f"value files total more than {MAX_VALUE_FILES_BYTES} bytes; not read",
+                        self.directory,
+                    ) from None
+                return None  # evicted or unreadable: the item stays unjoined, not fatal
+            self.left -= len(raw)
+            self.seen[path] = None if plainly_healthy(raw) else _summary(raw)
+        return self.seen[path]
+
+
+def _row_summary(
+    files: _ValueFiles, filename: object, value: object
+) -> tuple[int, CachedResponse] | None:
+    """The facts of one row's response body: the row's value, or its `.val` file."""
+    if isinstance(filename, str) and filename:
+        return files.summary(filename)
     if isinstance(value, memoryview):
-        return bytes(value)
-    return value if isinstance(value, (bytes, str)) else None
+        value = bytes(value)
+    if isinstance(value, bytes) and plainly_healthy(value):
+        return None
+    return _summary(value) if isinstance(value, (bytes, str)) else None
 
 
 def read_cache(artifacts_dir: Path) -> CacheIndex | None:
@@ -258,15 +266,11 @@ def read_cache(artifacts_dir: Path) -> CacheIndex | None:
     db = artifacts_dir / CACHE_DB
     if not db.is_file():
         return None
-    confined(db, artifacts_dir)
     index = CacheIndex()
-    directory = db.parent
-    for filename, value in _rows(db):
-        raw = _raw(directory, filename, value)
-        index.responses += 1
-        if raw is None or (isinstance(raw, bytes) and plainly_healthy(raw)):
-            continue
-        summary = _summary(raw)
+    files = _ValueFiles(db.parent)
+    for filename, value, _length in _rows(db, artifacts_dir):
+        index.responses += 1  # a value over the cap comes back as None: left unjoined
+        summary = _row_summary(files, filename, value)
         if summary is not None:
             index.add(*summary)
     return index

@@ -40,6 +40,8 @@ class SiblingFiles:
         self.docs: dict[str, YamlDoc | None] = {}
 
     def __call__(self, rel: str) -> dict | None:
+        if Path(rel).is_absolute() or ".." in Path(rel).parts:
+            return None  # only the config's own directory (groups.py reports such a name)
         if rel not in self.docs:
             path = self.base / rel
             self.docs[rel] = load_document(str(path)) if path.is_file() else None

@@ -29,8 +29,23 @@ import yaml
 from evalkit.inputs import read_text
 
 GROUPS_RESOURCE = "nel-0.2.6-groups.yaml"
-# A sibling's own `defaults:` may name further siblings; Hydra follows them, we stop here.
-MAX_SIBLING_DEPTH = 8
+# A sibling's own `defaults:` may name further siblings; Hydra follows them (each file is
+# composed once here, a cycle is one finding), and a chain longer than this is refused.
+MAX_SIBLING_DEPTH = 32
+# Hydra 1.3.8 has no cycle check: a defaults list that leads back to itself recurses until
+# Python gives up (checked with the real launcher: `nel run --dry-run` exits 1 there).
+CYCLE = (
+    "defaults lead back to {name} ({chain}): Hydra 1.3.8 follows them until "
+    "RecursionError (maximum recursion depth exceeded), and nel exits 1"
+)
+# `- ../other/x` (checked with nel 0.2.6 --dry-run): Hydra reads the file beside the
+# config's parent but takes `../other` for a config group, so the values land under the
+# package made of that path ('', '', '', 'other'), not where the list puts them.
+OUTSIDE = (
+    "defaults entry '{item}' names a file outside the config's directory: Hydra 1.3.8 "
+    "reads it but merges its values under the key path {package!r} (its path taken for "
+    "a config group), not at the root"
+)
 # Reads `name.yaml` (a path relative to the config's directory): its mapping, or None
 # when no such file exists there.
 SiblingLoader = Callable[[str], "dict | None"]
@@ -84,6 +99,18 @@ class Composition:
     siblings: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     # (list index, file) it names beside the config that are not there
     missing: list[tuple[int, str]] = field(default_factory=list)
+    # each sibling file composed once (with its own defaults), by name
+    composed: dict[str, dict] = field(default_factory=dict)
+    chain: list[str] = field(default_factory=list)  # sibling files being composed
+    options: dict = field(default_factory=dict)  # (group, option) -> its values, once
+
+    def problem(self, index: int | None, message: str) -> None:
+        if (index, message) not in self.problems:
+            self.problems.append((index, message))
+
+    def lacks(self, index: int, name: str) -> None:
+        if name not in (known for _, known in self.missing):
+            self.missing.append((index, name))
 
 
 def parse_defaults(raw: Any) -> tuple[list[DefaultsEntry], list[tuple[int | None, str]]]:
@@ -94,6 +121,8 @@ def parse_defaults(raw: Any) -> tuple[list[DefaultsEntry], list[tuple[int | None
     if not isinstance(raw, list):
         return entries, [(None, "`defaults` must be a list")]
     for i, item in enumerate(raw):
+        if isinstance(item, str) and item.startswith("/"):
+            item = item.lstrip("/")  # Hydra: a leading / is the config root, not the disk's
         if item == "_self_":
             entries.append(DefaultsEntry(None, None, i))
         elif isinstance(item, dict) and len(item) == 1:
@@ -130,10 +159,24 @@ def _sibling(loader: SiblingLoader | None, rel: str) -> dict | None:
 
 
 def _group_values(
-    group: str, option: str, loader: SiblingLoader | None = None, seen: tuple = ()
+    group: str,
+    option: str,
+    loader: SiblingLoader | None = None,
+    seen: tuple = (),
+    memo: dict | None = None,
 ) -> dict | None:
     """An option's values (its own group-relative defaults applied): the file beside the
-    config first, else the bundled one; None when neither exists."""
+    config first, else the bundled one; None when neither exists. Each option is composed
+    once per composition (MEMO), however many lists name it."""
+    memo = {} if memo is None else memo
+    if (group, option) not in memo:
+        memo[(group, option)] = _group_values_once(group, option, loader, seen, memo)
+    return memo[(group, option)]
+
+
+def _group_values_once(
+    group: str, option: str, loader: SiblingLoader | None, seen: tuple, memo: dict
+) -> dict | None:
     own = _sibling(loader, f"{group}/{option}.yaml")
     if own is not None:
         raw = dict(own)
@@ -149,8 +192,11 @@ def _group_values(
     for item in own_defaults:
         if item == "_self_":
             out = merge(out, raw)
-        elif isinstance(item, str) and item not in seen and len(seen) < MAX_SIBLING_DEPTH:
-            out = merge(out, _group_values(group, item, loader, seen + (option,)) or {})
+        elif (
+            isinstance(item, str) and item not in (*seen, option) and len(seen) < MAX_SIBLING_DEPTH
+        ):
+            values = _group_values(group, item, loader, seen + (option,), memo)
+            out = merge(out, values or {})
     if "_self_" not in own_defaults:
         out = merge(out, raw)
     return out
@@ -166,6 +212,46 @@ def _not_found(entry: DefaultsEntry, loader: SiblingLoader | None) -> str:
     )
 
 
+def _outside(name: str) -> str | None:
+    """The key path Hydra gives a name that climbs out of the config's directory, or None."""
+    if ".." not in Path(name).parts:
+        return None
+    return name.rpartition("/")[0].replace("/", ".")
+
+
+def _root_sibling(
+    entry: DefaultsEntry, result: Composition, loader: SiblingLoader | None, index: int
+) -> dict | None:
+    """A config of the primary directory (`- _endpoints`), composed once: its values with
+    its own defaults applied, or None (missing, a cycle, too deep)."""
+    name = f"{entry.option}.yaml"
+    if name in result.chain:
+        chain = " -> ".join([*result.chain[result.chain.index(name) :], name])
+        result.problem(index, CYCLE.format(name=name, chain=chain))
+        return None
+    if name in result.composed:
+        if (name, entry.target) not in result.siblings:  # the same file under another key
+            result.siblings.append((name, entry.target))
+        return result.composed[name]
+    values = _sibling(loader, name)
+    if values is None:
+        result.lacks(index, name)
+        return None
+    if len(result.chain) >= MAX_SIBLING_DEPTH:
+        result.problem(
+            index, f"defaults nest more than {MAX_SIBLING_DEPTH} files deep; not followed"
+        )
+        return None
+    result.siblings.append((name, entry.target))
+    result.chain.append(name)
+    try:
+        values = _compose_list(values, result, loader, None, index, len(result.chain))
+    finally:
+        result.chain.pop()
+    result.composed[name] = values
+    return values
+
+
 def _compose_list(
     user: dict,
     result: Composition,
@@ -177,7 +263,8 @@ def _compose_list(
     """`user` with its own `defaults:` list merged as Hydra merges it. `at` is the index
     in the top file's list that led here (nested problems are reported there)."""
     entries, problems = parse_defaults(user.get("defaults"))
-    result.problems += [(i if at is None else at, m) for i, m in problems]
+    for i, m in problems:
+        result.problem(i if at is None else at, m)
     own = {k: v for k, v in user.items() if k != "defaults"}
     groups = bundled_groups()
     if choice_overrides:
@@ -192,26 +279,29 @@ def _compose_list(
         if entry.is_self:
             data = merge(data, own)
             continue
-        if entry.group is None:  # a config of the primary directory (`- _endpoints`)
-            values = _sibling(loader, f"{entry.option}.yaml")
-            if values is None or depth >= MAX_SIBLING_DEPTH:
-                result.missing.append((index, f"{entry.option}.yaml"))
+        name = f"{entry.group}/{entry.option}" if entry.group is not None else str(entry.option)
+        package = _outside(name)
+        if package is not None:
+            result.problem(index, OUTSIDE.format(item=name, package=package))
+            continue
+        if entry.group is None:
+            values = _root_sibling(entry, result, loader, index)
+            if values is None:
                 continue
-            result.siblings.append((f"{entry.option}.yaml", entry.target))
-            values = _compose_list(values, result, loader, None, index, depth + 1)
         else:
             beside = _sibling(loader, f"{entry.group}/{entry.option}.yaml") is not None
             if entry.group not in groups and not beside:
                 names = ", ".join(sorted(groups))
-                result.problems.append(
-                    (index, f"unknown config group '{entry.group}' (0.2.6 has: {names})")
-                )
+                result.problem(index, f"unknown config group '{entry.group}' (0.2.6 has: {names})")
                 continue
-            values = _group_values(entry.group, str(entry.option), loader)
+            values = _group_values(entry.group, str(entry.option), loader, memo=result.options)
             if values is None:
-                result.problems.append((index, _not_found(entry, loader)))
+                result.problem(index, _not_found(entry, loader))
                 continue
-            if beside:
+            if (
+                beside
+                and (f"{entry.group}/{entry.option}.yaml", entry.target) not in result.siblings
+            ):
                 result.siblings.append((f"{entry.group}/{entry.option}.yaml", entry.target))
             if entry.package is None and depth == 0:
                 result.choices[entry.group] = str(entry.option)

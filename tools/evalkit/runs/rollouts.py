@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from evalkit.errors import InputError
-from evalkit.inputs import MAX_RECORD_BYTES, iter_records, open_binary
+from evalkit.inputs import iter_records, open_binary, skip_line
 
 # ---- wire format: only the fields we read (msgspec skips the rest) -------------------
 
@@ -245,10 +245,7 @@ def iter_raw_lines(
         if start > 0:
             handle.seek(start - 1)
             # finish the line that started before `start` (its own shard reads it)
-            skipped = handle.readline(MAX_RECORD_BYTES + 1)
-            if len(skipped) > MAX_RECORD_BYTES:
-                raise InputError(f"a line longer than {MAX_RECORD_BYTES} bytes; not read", path)
-            pos = start - 1 + len(skipped)
+            pos = start - 1 + skip_line(handle, path)
         line_no = first_line - 1
         for raw in iter_records(handle, path, line_no + 1):
             if end is not None and pos >= end:

@@ -124,7 +124,9 @@ def _classify_layers(cfg: dict, num_layers: int) -> tuple[int, int, int]:
     period = cfg.get("attn_layer_period")
     if isinstance(period, int) and period > 0:  # Jamba: one attention layer per period
         offset = cfg.get("attn_layer_offset", 0)
-        attn = sum(1 for i in range(num_layers) if i % period == offset)
+        # layers i < num_layers with i % period == offset, counted without a loop over them
+        fits = isinstance(offset, int) and 0 <= offset < min(period, num_layers)
+        attn = (num_layers - offset + period - 1) // period if fits else 0
         return attn, 0, num_layers - attn
     return num_layers, 0, 0
 

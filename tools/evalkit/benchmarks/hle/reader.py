@@ -90,7 +90,9 @@ def read_outcomes(run: Run) -> TaskOutcomes:
     for qid, prediction in judged.items():
         outcome, score, finish, detail = classify(prediction, cache)
         items.append(ItemResult(qid, None, 0, score, outcome, finish, detail))
-    asked = run.settings_or_empty.limit or TEXT_ONLY_QUESTIONS
+    # limit_samples takes the first questions of the set, so no more than it holds are
+    # asked, whatever the config declares.
+    asked = min(run.settings_or_empty.limit or TEXT_ONLY_QUESTIONS, TEXT_ONLY_QUESTIONS)
     # Questions whose request failed leave no id behind: counted, scored 0 as the harness
     # does (it divides by every question asked).
     for n in range(max(asked - len(items), 0)):

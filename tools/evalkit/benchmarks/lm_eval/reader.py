@@ -32,7 +32,7 @@ from evalkit.benchmarks.adapter_cache import (
 )
 from evalkit.benchmarks.run_failures import run_failures
 from evalkit.errors import InputError
-from evalkit.inputs import open_binary
+from evalkit.inputs import iter_jsonl
 from evalkit.runs.outcomes import ItemResult, Outcome, TaskOutcomes
 from evalkit.runs.run import Run
 
@@ -129,40 +129,40 @@ def _read_file(task: str, path: Path, cache: CacheIndex | None, out: list[ItemRe
     decoder: msgspec.json.Decoder | None = None
     metrics: list[str] = []
     first_filter: Any = None
-    with open_binary(path, "an lm-eval samples .jsonl file") as handle:
-        for line_no, raw in enumerate(handle, start=1):
-            if raw[:1] != b"{" and not raw.strip():  # blank (strip copies a long line)
-                continue
-            try:
-                if decoder is None:
-                    metrics = msgspec.json.decode(raw, type=_Head).metrics
-                    decoder = msgspec.json.Decoder(_sample_type(metrics))
-                sample = decoder.decode(raw)
-            except RecursionError:
-                raise InputError("JSON nesting too deep", path, line_no) from None
-            except (msgspec.DecodeError, msgspec.ValidationError) as err:
-                if not raw.endswith(b"\n"):
-                    break  # a write in progress
-                raise InputError(f"malformed samples line ({err})", path, line_no) from None
-            if first_filter is None:
-                first_filter = sample.filter
-            if sample.filter != first_filter:
-                continue
-            text = _first_text(sample.resps)
-            generated += text is not None
-            outcome, finish, detail = classify(text, sample.filtered_resps, cache)
-            digest = sample.prompt_hash if isinstance(sample.prompt_hash, str) else None
-            out.append(
-                ItemResult(
-                    f"{task}/{sample.doc_id}",
-                    digest,
-                    0,
-                    _score(sample, metrics),
-                    outcome,
-                    finish,
-                    detail,
-                )
+    # every line under the rollouts' per-line cap (MAX_RECORD_BYTES)
+    for line_no, raw in iter_jsonl(path, "an lm-eval samples .jsonl file"):
+        if raw[:1] != b"{" and not raw.strip():  # blank (strip copies a long line)
+            continue
+        try:
+            if decoder is None:
+                metrics = msgspec.json.decode(raw, type=_Head).metrics
+                decoder = msgspec.json.Decoder(_sample_type(metrics))
+            sample = decoder.decode(raw)
+        except RecursionError:
+            raise InputError("JSON nesting too deep", path, line_no) from None
+        except (msgspec.DecodeError, msgspec.ValidationError) as err:
+            if not raw.endswith(b"\n"):
+                break  # a write in progress
+            raise InputError(f"malformed samples line ({err})", path, line_no) from None
+        if first_filter is None:
+            first_filter = sample.filter
+        if sample.filter != first_filter:
+            continue
+        text = _first_text(sample.resps)
+        generated += text is not None
+        outcome, finish, detail = classify(text, sample.filtered_resps, cache)
+        digest = sample.prompt_hash if isinstance(sample.prompt_hash, str) else None
+        out.append(
+            ItemResult(
+                f"{task}/{sample.doc_id}",
+                digest,
+                0,
+                _score(sample, metrics),
+                outcome,
+                finish,
+                detail,
             )
+        )
     return generated
 
 

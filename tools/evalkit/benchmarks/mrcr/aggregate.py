@@ -167,6 +167,8 @@ def read_aggregate_entries(path: str | Path) -> list[tuple[str | None, dict[str,
     data = read_bytes(p)  # bounded; a FIFO or device is refused, not waited on
     try:
         entries = _AGG_DECODER.decode(data)
+    except RecursionError:
+        raise InputError("JSON nesting too deep", p) from None
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
         text = str(err)
         match = _BYTE_POS.search(text)

@@ -30,7 +30,7 @@ class _RolloutCounts(msgspec.Struct):
 def _rollouts_in_aggregate(path: Path, agent: str) -> int | None:
     try:
         entries = msgspec.json.decode(read_bytes(path), type=list[_RolloutCounts])
-    except (InputError, msgspec.DecodeError, msgspec.ValidationError):
+    except (InputError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None  # the metrics were read already; a count is a bonus
     for entry in entries:
         if (entry.agent_ref or {}).get("name") == agent and entry.group_level_metrics:

@@ -119,6 +119,18 @@ def _run_failures(run: Run) -> list[RunFailure]:
     return out
 
 
+def _check_positions(database: Path, present: int, last: int, total: int) -> None:
+    """Missing items are the holes below the last position written (the rows in flight
+    when a run stopped), so they cannot outnumber the rows present: keys that say
+    otherwise are not positions, and no item is built for them."""
+    if total - present > present:
+        raise InputError(
+            f"row keys run to {last - 1} with {present} rows present: not simple-evals "
+            "item positions; not read",
+            database,
+        )
+
+
 def read_outcomes(run: Run) -> TaskOutcomes:
     """Every item of the task's simple-evals database, with its outcome."""
     [database, *_] = item_databases(run)
@@ -131,7 +143,9 @@ def read_outcomes(run: Run) -> TaskOutcomes:
             row = json.loads(value or b"")
         except ValueError:
             raise InputError(f"row {key!r} is not a simple-evals item", database) from None
-        if not isinstance(row, dict):
+        except RecursionError:
+            raise InputError(f"row {key!r}: JSON nesting too deep", database) from None
+        if not isinstance(row, dict) or position < 0:
             raise InputError(f"row {key!r} is not a simple-evals item", database)
         outcome, finish, detail = classify(row, reasons)
         convo = row.get("convo") if isinstance(row.get("convo"), list) else []
@@ -139,7 +153,9 @@ def read_outcomes(run: Run) -> TaskOutcomes:
         score = float(score) if isinstance(score, (int, float)) else None
         rows[position] = (prompt_digest(convo), score, outcome, finish, detail)
     size = max(rows, default=-1) + 1
+    repeats = max(1, min(repeats, size))  # a declared count beyond the rows is not believed
     per_repeat = -(-size // repeats)  # positions run 0 .. repeats x items - 1
+    _check_positions(database, len(rows), size, per_repeat * repeats)
     items = []
     for position in range(per_repeat * repeats):
         item, repeat = str(position % per_repeat), position // per_repeat

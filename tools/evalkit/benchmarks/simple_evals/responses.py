@@ -37,7 +37,7 @@ def finish_reasons(artifacts: Path, root: Path) -> tuple[dict[bytes, str], int]:
             body = json.loads(value or b"")
             choice = body["choices"][0]
             message = choice.get("message") or {}
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
             continue  # not a chat completion (an embedding, an error body): no reply
         count += 1
         digest = reply_digest(message.get("content"), message.get("reasoning_content"))

@@ -13,9 +13,12 @@ anything else.
 ## Why is this bad
 Hydra stops with `Could not find 'deployment/vllmm'`; a plain `execution: slurm` fails
 the same way (the option is `slurm/default`). A config copied without the file its
-`- _endpoints` entry names stops with `Could not load '_endpoints'`. Preflight also needs
-the option to know the effective defaults (for example `gres: gpu:8`, `mount_home:
-true`).
+`- _endpoints` entry names stops with `Could not load '_endpoints'`. A sibling whose
+`defaults:` lead back to itself makes Hydra 1.3.8 recurse until `RecursionError` (nel
+exits 1); an entry such as `- ../shared/_endpoints` is read from outside the config's
+directory but its values land under the key path `...shared`, not at the root (both
+checked with the real nel 0.2.6 `--dry-run`). Preflight also needs the option to know
+the effective defaults (for example `gres: gpu:8`, `mount_home: true`).
 
 Severity: error, Hydra refuses the config while composing it.
 
@@ -37,11 +40,19 @@ defaults:
 from evalkit.preflight.registry import Hit, rule
 
 
+def _fix(message: str) -> str:
+    if "lead back to" in message:
+        return "remove the entry that leads back (each file is named once in the chain)"
+    if "outside the config's directory" in message:
+        return "copy the file next to the config and name it without '..'"
+    return "pick one of the listed options"
+
+
 @rule("NEL007", "unknown-defaults-option", "error")
 def check(ctx):
     for index, message in ctx.cfg.defaults_problems:
         path = ("defaults", index) if index is not None else ("defaults",)
-        yield Hit(path, message, fix="pick one of the listed options")
+        yield Hit(path, message, fix=_fix(message))
     missing = ctx.cfg.missing_siblings
     if missing:
         names = ", ".join(name for _, name in missing)

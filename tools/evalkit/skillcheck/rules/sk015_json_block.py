@@ -52,7 +52,7 @@ def _json_sketch_parses(text: str) -> str | None:
     for candidate, extra in ((elided, None), ("{" + elided + "}", "a fragment")):
         try:
             json.loads(candidate)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             continue
         marks += [extra] if extra else []
         return " and ".join(marks) if marks else None
@@ -60,7 +60,7 @@ def _json_sketch_parses(text: str) -> str | None:
     try:
         for line in lines:
             json.loads(line)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return None
     return " and ".join([*marks, "one value per line (JSON Lines)"]) if len(lines) > 1 else None
 
@@ -73,6 +73,15 @@ def check(tree: SkillTree) -> Iterator[Finding]:
                 continue
             try:
                 json.loads(fence.body)
+            except RecursionError:
+                yield finding(
+                    "SK015",
+                    "error",
+                    "json block nested too deeply to parse",
+                    doc.rel,
+                    fence.body_line,
+                    "fix the JSON",
+                )
             except json.JSONDecodeError as err:
                 sketch = _json_sketch_parses(fence.body)
                 yield finding(
