@@ -71,28 +71,32 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import time
 
+    from evalkit.checks.failures import attach
     from evalkit.render.report import write_json
     from evalkit.render.status import render
     from evalkit.status import RunMonitor, document, ended, exit_code
 
     monitor = RunMonitor(args.run, args.expected, args.stale_after)
+    tasks = [m.task for m in monitor.tasks]
     if args.watch is None:
         statuses = monitor.refresh(time.time())
+        triages = attach.attach(tasks, statuses)  # why a task ended (checks/failures)
         if args.format == "json":
-            write_json(document(statuses))
+            write_json(attach.add_to_document(document(statuses), triages))
         else:
             sys.stdout.write(render(statuses))
-        return exit_code(statuses)
+        return max(exit_code(statuses), attach.exit_code(triages))
 
     in_place = args.format == "text" and sys.stdout.isatty()
     while True:
         statuses = monitor.refresh(time.time())
+        triages = attach.attach(tasks, statuses)
         if args.format == "json":
-            write_json(document(statuses), indent=None)  # one line per frame
+            write_json(attach.add_to_document(document(statuses), triages), indent=None)
         else:
             # A terminal gets the frame redrawn in place; a pipe or file gets each frame.
             sys.stdout.write(("\x1b[H\x1b[2J" if in_place else "\n") + render(statuses))
         sys.stdout.flush()
         if ended(statuses):
-            return exit_code(statuses)
+            return max(exit_code(statuses), attach.exit_code(triages))
         time.sleep(args.watch)

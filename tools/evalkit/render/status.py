@@ -8,6 +8,7 @@ from typing import Any
 from evalkit.render.outcomes import failure_lines, summary_line
 from evalkit.render.report import bar
 from evalkit.render.status_next import status_ending
+from evalkit.render.triage import triage_lines
 from evalkit.status.monitor import RESUME, STOP, WATCH, duration
 
 _MARK = {STOP: "[STOP]", WATCH: "[warn]", RESUME: "[resume]"}
@@ -56,6 +57,7 @@ def render(statuses: Sequence[Any]) -> str:
             lines.append(f"  outcomes: {summary_line(outcomes)}")
         for line in failure_lines(outcomes):
             lines.append(f"  {line}" if line.startswith("note: ") else f"  run failure: {line}")
+        lines += triage_lines(getattr(s, "triage", None))
     stop = any(s.stop for s in statuses)
     lines.append("status: stop and fix" if stop else "status: ok")
     return "\n".join(lines) + "\n" + status_ending(statuses)

@@ -1,0 +1,150 @@
+"""Dead nel 0.2.6 task directories for the failure-signature tests, built from real parts.
+
+- run.sub: the real launcher 0.2.6 renders it (`nel run --dry-run` in this process,
+  helpers/nel.py) from recipes/examples/gym/example_mrcr.yaml, once per test session.
+- run.sub's own messages: the launcher's own shell blocks (executors/slurm/executor.py
+  `_get_wait_for_server_handler`, `_generate_autoresume_handler`) run by bash, with
+  `curl`, `sleep`, `sacct` and `sbatch` stubbed.
+- every other line is the message its source formats, with the arguments filled in; the
+  source is named beside each one in LINES. A prefix added by a logger or a process
+  (vLLM's `(EngineCore pid=N)`, pyxis's `slurmstepd: error:`) is marked where it is a
+  guess.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+INVOCATION = "0123456789abcdef"
+CONFIG = REPO / "recipes/examples/gym/example_mrcr.yaml"
+
+# rule id -> (log file, lines, source). Written exactly as the source formats them.
+LINES: dict[str, tuple[str, list[str], str]] = {
+    "vllm-kv-cache-too-small": (
+        "server-0-{job}-0.log",
+        [
+            "(EngineCore pid=263) ERROR 12-03 10:20:01 [core.py:1100] EngineCore failed to start.",
+            "(EngineCore pid=263) ValueError: To serve at least one request with the model's max "
+            "seq len (1100000), (52.66 GiB KV cache is needed, which is larger than the available "
+            "KV cache memory (23.37 GiB). Based on the available memory, the estimated maximum "
+            "model length is 488448. Try increasing `gpu_memory_utilization` (which also controls "
+            "CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the "
+            "engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more "
+            "details.",
+        ],
+        "vllm 0.26.0 vllm/v1/core/kv_cache_utils.py:779 (the ValueError); the "
+        "`(EngineCore pid=N) ERROR ... [core.py:N]` prefix is a guess",
+    ),
+    "vllm-unknown-reasoning-parser": (
+        "server-0-{job}-0.log",
+        [
+            "Traceback (most recent call last):",
+            "KeyError: 'invalid reasoning parser: nemotron_nano (chose from { cohere_command3,"
+            "deepseek_r1,deepseek_v3,glm45,granite,mistral,nemotron_v3,qwen3,step3 })'",
+        ],
+        "vllm 0.26.0 vllm/entrypoints/openai/api_server.py:610 (KeyError text; the list is a "
+        "subset of the 28 parsers tools/evalkit/data/vllm-0.26.0-serve.json records)",
+    ),
+    "model-name-404": (
+        "client-{job}.log",
+        [
+            'Error code: 404 - {"error":{"message":"The model `nvidia/Nemotron-3-Nano` does not '
+            'exist.","type":"NotFoundError","param":"model","code":404}}',
+        ],
+        "vllm 0.26.0 vllm/entrypoints/serve/engine/serving.py:64 (the message, type and "
+        "code); the `Error code: 404 - ` client prefix is a guess (openai-python's APIStatusError)",
+    ),
+    "slurm-time-limit": (
+        "slurm-{job}.log",
+        [
+            "slurmstepd: error: *** JOB {job} ON node-017 CANCELLED AT 2026-12-03T14:15:01 "
+            "DUE TO TIME LIMIT ***"
+        ],
+        "slurm src/slurmd/slurmstepd/req.c _handle_signal_container (the `ON %s` form)",
+    ),
+}
+
+
+@functools.cache
+def rendered_run_sub() -> str:
+    """The real launcher's run.sub for the MRCR example (4 nodes x 4 GPUs, TP 2 x DP 2)."""
+    from helpers.nel import blank_paths, dry_run
+
+    overrides = {p: "x" for p in blank_paths(CONFIG)}
+    overrides["execution.hostname"] = "h"
+    result = dry_run(CONFIG, overrides)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.scripts[0]
+
+
+def _stubs(tmp: Path, **scripts: str) -> dict[str, str]:
+    bin_dir = tmp / "stub-bin"
+    bin_dir.mkdir(exist_ok=True)
+    for name, body in scripts.items():
+        path = bin_dir / name
+        path.write_text(f"#!/bin/sh\n{body}\n")
+        path.chmod(0o755)
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+
+
+def health_wait_output(tmp: Path, timeout: int, server_alive: bool = True) -> str:
+    """What run.sub's health wait prints when the server never answers 200: the
+    launcher's own block, bash running it, curl answering 000 and sleep returning at once."""
+    from nemo_evaluator_launcher.executors.slurm import executor
+
+    block = executor._get_wait_for_server_handler(
+        "127.0.0.1", 8000, "/health", timeout, check_pid=True, pid_var="SERVER_PIDS"
+    )
+    pid = "$$" if server_alive else "2147483646"
+    script = tmp / "health.sh"
+    script.write_text(f"SERVER_PIDS=({pid})\n{block}\n")
+    env = _stubs(tmp, curl="printf 000", sleep=":", date="echo Thu Dec  3 10:20:00 UTC 2026")
+    run = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=env)
+    return run.stdout
+
+
+def chain_output(tmp: Path, task: Path, prev_job: str, prev_state: str, prev_elapsed: str,
+                 max_walltime: str = "120:00:00") -> str:  # fmt: skip
+    """What run.sub's auto-resume handler prints as the next job starts (the launcher's
+    own block, `sacct` answering PREV_STATE and PREV_ELAPSED)."""
+    from nemo_evaluator_launcher.executors.slurm import executor
+
+    answer = f'case "$*" in *State*) echo "{prev_state}" ;; *) echo "{prev_elapsed}" ;; esac'
+    env = _stubs(tmp, sacct=answer, sbatch="echo Submitted batch job 4200000")
+    script = tmp / "handler.sh"
+    script.write_text(executor._generate_autoresume_handler(task, max_walltime) + "\n")
+    run = subprocess.run(["bash", str(script), prev_job], capture_output=True, text=True, env=env)
+    return run.stdout
+
+
+def dead_task(root: Path, logs: dict[str, str], jobs: list[str] | None = None,
+              ended_ago: float = 7200.0, accumulated: int | None = None) -> Path:  # fmt: skip
+    """`<root>/<ts>-<inv>/nemo_gym.0` with the real run.sub, LOGS (file name -> text) and
+    the chain's marker files, every file last written ENDED_AGO seconds ago."""
+    task = root / f"20261203_101500-{INVOCATION}" / "nemo_gym.0"
+    (task / "logs").mkdir(parents=True, exist_ok=True)
+    (task / "artifacts").mkdir(exist_ok=True)
+    (task / "run.sub").write_text(rendered_run_sub())
+    for name, text in logs.items():
+        (task / "logs" / name).write_text(text)
+    if jobs:
+        (task / ".slurm_job_id.list").write_text("".join(f"{j}\n" for j in jobs))
+    if accumulated is not None:
+        (task / ".accumulated_walltime").write_text(f"{accumulated}\n")
+    then = time.time() - ended_ago
+    (task / ".job_start_time").write_text(f"{int(then - 600)}\n")
+    for path in task.rglob("*"):
+        os.utime(path, (then, then))
+    return task
+
+
+def signature_logs(rule_id: str, job: str = "4100001") -> dict[str, str]:
+    name, lines, _source = LINES[rule_id]
+    return {
+        name.replace("{job}", job): "".join(line.replace("{job}", job) + "\n" for line in lines)
+    }

@@ -1,0 +1,180 @@
+"""The cause of a task that ended without a valid result, or the early signs on one
+still running: the rules' hits, the one that explains the end (the lowest rank), the
+fix, whether the same config can succeed, the attempt budget and the next step.
+
+A finished task gets no cause; a running or starting one only the rules that show on a
+live run (and the early warnings of failures/early.py); a slow healthy run matches no
+rule, so it is never called failed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalkit.checks.failures.budget import Attempts, attempts
+from evalkit.checks.failures.facts import task_facts
+from evalkit.checks.failures.model import (
+    ENDED,
+    LIVE,
+    NONE,
+    RELAUNCH,
+    RESUME,
+    Change,
+    FailureRule,
+    Hit,
+    TaskFacts,
+)
+from evalkit.checks.failures.rules import BY_ID, RULES
+from evalkit.checks.failures.scan import LogFacts, scan_logs
+from evalkit.runs.layout import TaskRun
+
+FINISHED_STATES = ("finished",)
+LIVE_STATES = ("starting", "running")
+
+
+@dataclass
+class Cause:
+    rule: FailureRule
+    hit: Hit
+    count: int
+    sentence: str
+    changes: list[Change]
+    stage: str  # ENDED | LIVE
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.rule.id,
+            "cause": self.sentence,
+            "stage": self.stage,
+            "evidence": {
+                "file": f"logs/{self.hit.file}",
+                "line": self.hit.line,
+                "text": self.hit.text,
+            },
+            "matches": self.count,
+            "resubmit_can_succeed": self.rule.resubmit,
+            "fix": [c.to_json() for c in self.changes],
+            "source": self.rule.source.text(),
+        }
+
+
+@dataclass
+class TaskTriage:
+    task: str
+    path: str
+    state: str
+    facts: TaskFacts
+    cause: Cause | None = None
+    also: list[Cause] = field(default_factory=list)  # other signatures seen, lower down
+    warnings: list[Cause] = field(default_factory=list)  # early, on a live run
+    attempts: Attempts = field(default_factory=Attempts)
+    verdict: str = ""  # one sentence: resubmit or not
+    next: list[str] = field(default_factory=list)  # the exact next command(s)
+    slurm: list[str] = field(default_factory=list)  # what sacct/squeue said, and disagreements
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "state": self.state,
+            "cause": self.cause.to_json() if self.cause else None,
+            "also_seen": [c.to_json() for c in self.also],
+            "warnings": [c.to_json() for c in self.warnings],
+            "attempts": self.attempts.to_json(),
+            "verdict": self.verdict,
+            "next": self.next,
+            "slurm": self.slurm,
+        }
+
+
+def settle(logs: LogFacts, facts: TaskFacts) -> None:
+    """Drop the hits whose rule's condition does not hold for this run."""
+    for rule_id in list(logs.hits):
+        rule = BY_ID[rule_id]
+        bucket = logs.hits[rule_id]
+        bucket.hits = [h for h in bucket.hits if rule.applies(h, facts)]
+        bucket.by_job = {j: h for j, h in bucket.by_job.items() if rule.applies(h, facts)}
+        if not bucket.hits and not bucket.by_job:
+            del logs.hits[rule_id]
+
+
+def _causes(logs: LogFacts, facts: TaskFacts, stage: str) -> list[Cause]:
+    found = []
+    for rule in sorted(RULES, key=lambda r: r.rank):
+        bucket = logs.hits.get(rule.id)
+        if not bucket:
+            continue
+        # The latest job's hit explains the end; the bucket's first hit otherwise.
+        hit = bucket.by_job[max(bucket.by_job, key=int)] if bucket.by_job else bucket.hits[0]
+        found.append(
+            Cause(rule, hit, bucket.count, rule.cause(hit, facts), rule.fix(hit, facts), stage)
+        )
+    return found
+
+
+def _resume(facts: TaskFacts) -> str:
+    inv = facts.invocation_id or "<invocation id>"
+    return f"nel resume {inv}"
+
+
+def relaunch_command(facts: TaskFacts, changes: Sequence[Change]) -> str:
+    """The launch command, with the preferred change as an `-o` override when it sets a
+    whole value (a vLLM flag inside extra_args is an edit of the config, not an override)."""
+    import shlex
+
+    base = "scripts/nel-gym.sh run --config CONFIG" if facts.gym else "nel run --config CONFIG"
+    first = changes[0] if changes else None
+    whole = first is not None and re.fullmatch(r"[\w.]+", first.key)
+    if whole and re.fullmatch(r"[\w.:/][\w.:/-]*", first.value):
+        return f"{base} -o {shlex.quote(f'++{first.key}={first.value}')}"
+    return base
+
+
+def _next(t: TaskTriage) -> None:
+    cause = t.cause
+    if cause is None:
+        return
+    rule = cause.rule
+    if t.attempts.exhausted and t.attempts.streak_cause == rule.id and rule.next != RESUME:
+        t.verdict = (
+            f"do not resubmit: the last {t.attempts.streak} attempts ended the same way with "
+            "the same run.sub; make the change first"
+        )
+    elif not rule.resubmit:
+        t.verdict = "do not resubmit the same config: it fails the same way; make the change first"
+    else:
+        t.verdict = "the same config can succeed: nothing in it caused this"
+    if rule.next == RESUME:
+        t.next = [_resume(t.facts)]
+    elif rule.next == RELAUNCH:
+        if cause.changes:
+            first = cause.changes[0]
+            t.next = [f"change in CONFIG: {first.key}: {first.value}"]
+        t.next.append(relaunch_command(t.facts, cause.changes))
+    elif rule.next == NONE:
+        t.next = []
+
+
+def triage_task(
+    task: TaskRun, state: str, done: int | None = None, expected: int | None = None
+) -> TaskTriage:
+    logs = scan_logs(task.logs_dir if task.logs_dir else task.task_dir / "logs", RULES)
+    facts = task_facts(task, logs)
+    facts.done, facts.expected = done, expected
+    settle(logs, facts)
+    t = TaskTriage(task=task.name, path=str(task.task_dir), state=state, facts=facts)
+    t.attempts = attempts(facts, logs, BY_ID)
+    if state in FINISHED_STATES:
+        return t
+    if state in LIVE_STATES:
+        t.warnings = [c for c in _causes(logs, facts, LIVE) if c.rule.live]
+        return t
+    causes = _causes(logs, facts, ENDED)
+    if causes:
+        t.cause, t.also = causes[0], causes[1:]
+    _next(t)
+    return t
+
+
+__all__ = ["Cause", "TaskTriage", "relaunch_command", "triage_task", "RELAUNCH", "RESUME"]
