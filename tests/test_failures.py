@@ -122,3 +122,73 @@ def test_every_fixture_line_is_matched_by_its_rule(rule_id):
         name.replace("{job}", "4100001"), [line.replace("{job}", "1") for line in lines], RULES
     )
     assert rule_id in facts.hits
+
+
+# rule id -> (can the same config succeed, the next command's first word)
+EXPECTED_NEXT = {
+    "vllm-invalid-choice": (False, "change"),
+    "vllm-cuda-oom": (False, "change"),
+    "hf-gated-repo": (False, "change"),
+    "hf-offline": (False, "change"),
+    "pyxis-image-import": (False, "change"),
+    "enroot-mount": (False, "change"),
+    "mrcr-bootstrap-stop": (False, "change"),
+    "gym-prepare-failed": (False, "change"),
+    "slurm-node-failure": (True, "nel"),
+    "slurm-preempted": (True, "nel"),
+    "slurm-cancelled": (True, "nel"),
+}
+
+
+@pytest.mark.parametrize("rule_id", sorted(EXPECTED_NEXT))
+def test_each_signature_class_gets_its_cause_and_next_command(tmp_path, cli, rule_id):
+    task = dead_task(tmp_path, signature_logs(rule_id), jobs=["4100001"])
+    _, doc = triage_of(cli, task)
+    triage = doc["triage"]
+    assert triage["cause"]["id"] == rule_id, triage
+    resubmit, first_word = EXPECTED_NEXT[rule_id]
+    assert triage["cause"]["resubmit_can_succeed"] is resubmit
+    assert triage["next"][0].split()[0] == first_word
+    if first_word == "nel":
+        assert triage["next"] == [f"nel resume {INVOCATION}"]
+    else:
+        assert triage["cause"]["fix"], "a config change is named"
+        assert triage["next"][-1].startswith("scripts/nel-gym.sh run --config CONFIG")
+
+
+def test_oom_while_loading_doubles_the_tensor_parallelism(tmp_path, cli):
+    task = dead_task(tmp_path, signature_logs("vllm-cuda-oom"))
+    _, doc = triage_of(cli, task)
+    (fix,) = doc["triage"]["cause"]["fix"]
+    assert (fix["key"], fix["value"]) == ("deployment.tensor_parallel_size", "4")
+    assert "while loading" in doc["triage"]["cause"]["cause"]
+
+
+def test_invalid_choice_picks_the_closest_listed_value(tmp_path, cli):
+    task = dead_task(tmp_path, signature_logs("vllm-invalid-choice"))
+    _, doc = triage_of(cli, task)
+    assert doc["triage"]["cause"]["fix"][0]["value"] == "--kv-cache-dtype fp8_e4m3"
+
+
+def test_enroot_mount_names_the_missing_path(tmp_path, cli):
+    task = dead_task(tmp_path, signature_logs("enroot-mount"))
+    _, doc = triage_of(cli, task)
+    assert "/lustre/ckpt/model" in doc["triage"]["cause"]["cause"]
+    assert "No such file or directory" in doc["triage"]["cause"]["cause"]
+
+
+def test_server_died_without_a_specific_signature(tmp_path, cli):
+    wait = health_wait_output(tmp_path, timeout=60, server_alive=False)
+    assert "server process 2147483646 died" in wait  # the launcher's own line, by bash
+    task = dead_task(tmp_path, {"slurm-4100001.log": wait}, jobs=["4100001"])
+    _, doc = triage_of(cli, task)
+    assert doc["triage"]["cause"]["id"] == "server-died"
+
+
+def test_the_specific_server_cause_wins_over_the_death(tmp_path, cli):
+    wait = health_wait_output(tmp_path, timeout=60, server_alive=False)
+    logs = {"slurm-4100001.log": wait, **signature_logs("vllm-kv-cache-too-small")}
+    task = dead_task(tmp_path, logs, jobs=["4100001"])
+    _, doc = triage_of(cli, task)
+    assert doc["triage"]["cause"]["id"] == "vllm-kv-cache-too-small"
+    assert [c["id"] for c in doc["triage"]["also_seen"]] == ["server-died"]

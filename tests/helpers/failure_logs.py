@@ -67,6 +67,110 @@ LINES: dict[str, tuple[str, list[str], str]] = {
         ],
         "slurm src/slurmd/slurmstepd/req.c _handle_signal_container (the `ON %s` form)",
     ),
+    "vllm-invalid-choice": (
+        "server-0-{job}-0.log",
+        [
+            "usage: vllm serve [model_tag] [options]",
+            "vllm serve: error: argument --kv-cache-dtype: invalid choice: 'fp8_e4m3fn' (choose "
+            "from auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla)",
+        ],
+        "CPython 3.12 Lib/argparse.py ArgumentParser._check_value and error() (`%(prog)s: "
+        "error: %(message)s`); the choices are an abridged guess of vLLM 0.26's list",
+    ),
+    "vllm-cuda-oom": (
+        "server-0-{job}-0.log",
+        [
+            "(EngineCore pid=263) INFO 12-03 10:20:01 [default_loader.py:431] Loading weights",
+            "(EngineCore pid=263) torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+            "1.75 GiB. GPU 0 has a total capacity of 79.11 GiB of which 120.00 MiB is free.",
+        ],
+        "torch 2.11.0 c10/cuda/CUDACachingAllocator.cpp (the OutOfMemoryError text); the "
+        "loader line before it is a guess",
+    ),
+    "hf-gated-repo": (
+        "server-0-{job}-0.log",
+        [
+            "huggingface_hub.errors.GatedRepoError: 403 Client Error.",
+            "",
+            "Cannot access gated repo for url "
+            "https://huggingface.co/nvidia/Gated-Model/resolve/main/config.json.",
+        ],
+        "huggingface_hub 1.33.0 huggingface_hub/utils/_http.py:860 (message) and errors.py:343 "
+        "(GatedRepoError)",
+    ),
+    "hf-offline": (
+        "server-0-{job}-0.log",
+        [
+            "huggingface_hub.errors.LocalEntryNotFoundError: Cannot find the requested files in "
+            "the disk cache and outgoing traffic has been disabled. To enable hf.co look-ups and "
+            "downloads online, set 'local_files_only' to False.",
+        ],
+        "huggingface_hub 1.33.0 huggingface_hub/file_download.py:1945",
+    ),
+    "pyxis-image-import": (
+        "slurm-{job}.log",
+        [
+            "pyxis: importing docker image: vllm/vllm-openai:v0.26.1",
+            "slurmstepd: error: pyxis: child 3444995 failed with error code: 1",
+            "slurmstepd: error: pyxis: failed to import docker image",
+            "slurmstepd: error: pyxis: printing enroot log file:",
+            "slurmstepd: error: pyxis:     [ERROR] URL https://registry-1.docker.io/v2/vllm/"
+            "vllm-openai/manifests/v0.26.1 returned error code: 404 Not Found",
+        ],
+        "NVIDIA/pyxis pyxis_slurmstepd.c (`pyxis: importing docker image: %s`, `pyxis: failed "
+        "to import docker image`); the `slurmstepd: error:` prefix and the enroot [ERROR] line "
+        "are as job logs show them (a guess)",
+    ),
+    "enroot-mount": (
+        "slurm-{job}.log",
+        [
+            "slurmstepd: error: pyxis: container start failed with error code: 1",
+            "slurmstepd: error: pyxis: printing enroot log file:",
+            "slurmstepd: error: pyxis:     enroot-mount: failed to mount: /lustre/ckpt/model at "
+            "/tmp/enroot-data/user-1000/pyxis_4100001.0/checkpoint: No such file or directory",
+        ],
+        "a guess: the enroot-mount line's shape as public job logs show it",
+    ),
+    "mrcr-bootstrap-stop": (
+        "client-{job}.log",
+        [
+            "gym bootstrap: /opt/Gym is not a git repository, so the Gym pin cannot apply; use a "
+            "git-backed Gym image (references/gym.md)",
+        ],
+        "recipes/examples/gym/example_mrcr.yaml:177 (gym_fail)",
+    ),
+    "gym-prepare-failed": (
+        "client-{job}.log",
+        [
+            "gym bootstrap: ng_prepare_benchmark (xtrace paused, the call carries HF_TOKEN)",
+            "Traceback (most recent call last):",
+            "FileNotFoundError: [Errno 2] No such file or directory: "
+            "'resources_servers/mrcr/data/config_n3_2m.yaml'",
+        ],
+        "recipes/examples/gym/example_mrcr.yaml:237 (the prepare line); the Python error after "
+        "it is a guess",
+    ),
+    "slurm-node-failure": (
+        "slurm-{job}.log",
+        [
+            "slurmstepd: error: *** JOB {job} ON node-017 CANCELLED AT 2026-12-03T14:15:01 "
+            "DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***"
+        ],
+        "slurm src/slurmd/slurmstepd/req.c _handle_signal_container",
+    ),
+    "slurm-preempted": (
+        "slurm-{job}.log",
+        [
+            "slurmstepd: error: *** JOB {job} ON node-017 CANCELLED AT 2026-12-03T14:15:01 "
+            "DUE TO PREEMPTION ***"
+        ],
+        "slurm src/slurmd/slurmstepd/req.c _handle_signal_container",
+    ),
+    "slurm-cancelled": (
+        "slurm-{job}.log",
+        ["slurmstepd: error: *** JOB {job} ON node-017 CANCELLED AT 2026-12-03T14:15:01 ***"],
+        "slurm src/slurmd/slurmstepd/req.c _handle_signal_container",
+    ),
 }
 
 

@@ -101,6 +101,10 @@ def task_facts(task: TaskRun, logs: LogFacts) -> TaskFacts:
     facts.requested_models = list(logs.requested)
     facts.shards = logs.shards
     facts.waiting_jobs, facts.ready_jobs = set(logs.waiting_jobs), set(logs.ready_jobs)
+    facts.loaded_files = set(logs.loaded_files)
+    facts.prepare_lines = dict(logs.prepare_lines)
+    facts.ok_requests = logs.ok_requests
+    facts.rollouts_written = task.rollouts_path.is_file() and task.rollouts_path.stat().st_size > 0
     facts.accumulated_seconds = _small_int(task.task_dir / ".accumulated_walltime")
     facts.jobs = _job_list(task.task_dir / ".slurm_job_id.list")
     return facts

@@ -86,6 +86,11 @@ class TaskFacts:
         default_factory=set
     )  # jobs whose slurm log began the health wait
     ready_jobs: set[str] = field(default_factory=set)  # ... and logged "server ready on"
+    loaded_files: set[str] = field(default_factory=set)  # server logs past the weight load
+    prepare_lines: dict[str, int] = field(default_factory=dict)  # log -> Gym prepare line
+    rollouts_written: bool = False
+    ok_requests: int = 0  # log lines showing an answered (200) request
+    live_seconds: int | None = None  # a live task: seconds since its job started
 
 
 @dataclass(frozen=True)

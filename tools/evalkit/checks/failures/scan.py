@@ -50,6 +50,8 @@ class LogFacts:
     unreadable: list[str] = field(default_factory=list)
     waiting_jobs: set[str] = field(default_factory=set)
     ready_jobs: set[str] = field(default_factory=set)
+    loaded_files: set[str] = field(default_factory=set)
+    prepare_lines: dict[str, int] = field(default_factory=dict)
 
     def first(self, rule_id: str) -> Hit | None:
         found = self.hits.get(rule_id)
@@ -93,6 +95,12 @@ def _feed(facts: LogFacts, rules: Sequence[FailureRule], name: str, lines: Itera
                 facts.waiting_jobs.add(job)
             elif line.startswith("server ready on "):
                 facts.ready_jobs.add(job)
+        # vLLM 0.26 v1/worker/gpu_model_runner.py:5348: the weights are on the GPUs.
+        if "Model loading took" in line:
+            facts.loaded_files.add(name)
+        # recipes/examples/gym/example_mrcr.yaml: the bootstrap's prepare step begins.
+        if "gym bootstrap: ng_prepare_benchmark" in line and name not in facts.prepare_lines:
+            facts.prepare_lines[name] = line_no
         if "checkpoint shards" in line:
             shard = _SHARDS.search(line)
             if shard:

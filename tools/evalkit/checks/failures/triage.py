@@ -157,11 +157,23 @@ def _next(t: TaskTriage) -> None:
 
 
 def triage_task(
-    task: TaskRun, state: str, done: int | None = None, expected: int | None = None
+    task: TaskRun,
+    state: str,
+    done: int | None = None,
+    expected: int | None = None,
+    now: float | None = None,
 ) -> TaskTriage:
-    logs = scan_logs(task.logs_dir if task.logs_dir else task.task_dir / "logs", RULES)
+    import time
+
+    from evalkit.runs.jobtimes import job_start
+
+    logs_dir = task.task_dir / "logs"  # as status reads them (status/monitor.py)
+    logs = scan_logs(logs_dir if logs_dir.is_dir() else task.logs_dir, RULES)
     facts = task_facts(task, logs)
     facts.done, facts.expected = done, expected
+    start, _ = job_start(task.task_dir)
+    if state in LIVE_STATES and start is not None:
+        facts.live_seconds = max(0, int((time.time() if now is None else now) - start))
     settle(logs, facts)
     t = TaskTriage(task=task.name, path=str(task.task_dir), state=state, facts=facts)
     t.attempts = attempts(facts, logs, BY_ID)

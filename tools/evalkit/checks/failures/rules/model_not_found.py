@@ -61,4 +61,6 @@ RULE = FailureRule(
     cause=_cause,
     live=True,
     rank=20,
+    # A 404 beside answered requests is one caller's wrong name (a judge), not every call.
+    applies=lambda hit, facts: facts.ok_requests == 0,
 )

@@ -45,4 +45,7 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=80,
+    applies=lambda hit, facts: (
+        not (hit.job in facts.waiting_jobs and hit.job not in facts.ready_jobs)
+    ),
 )
