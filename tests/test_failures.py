@@ -5,10 +5,19 @@ the real launcher's run.sub and messages, and each other line as its source form
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
-from helpers.failure_logs import INVOCATION, LINES, dead_task, health_wait_output, signature_logs
+from helpers.failure_logs import (
+    INVOCATION,
+    LINES,
+    REPO,
+    chain_output,
+    dead_task,
+    health_wait_output,
+    signature_logs,
+)
 
 pytestmark = pytest.mark.launcher
 
@@ -192,3 +201,156 @@ def test_the_specific_server_cause_wins_over_the_death(tmp_path, cli):
     _, doc = triage_of(cli, task)
     assert doc["triage"]["cause"]["id"] == "vllm-kv-cache-too-small"
     assert [c["id"] for c in doc["triage"]["also_seen"]] == ["server-died"]
+
+
+# ------------------------------------------------------------------ the attempt budget
+
+
+def test_three_identical_failures_say_do_not_resubmit(tmp_path, cli):
+    jobs = ["4100001", "4100002", "4100003"]
+    wait = health_wait_output(tmp_path, timeout=10)
+    task = dead_task(tmp_path, {f"slurm-{j}.log": wait for j in jobs}, jobs=jobs)
+    code, doc = triage_of(cli, task)
+    triage = doc["triage"]
+    assert code == 1
+    assert triage["attempts"]["count"] == 3 and triage["attempts"]["repeated"] == 3
+    assert triage["attempts"]["repeated_cause"] == "health-check-timeout"
+    assert triage["verdict"].startswith("do not resubmit: the last 3 attempts ended the same way")
+    # The change instead, as the override of the relaunch.
+    assert triage["next"][-1] == (
+        "scripts/nel-gym.sh run --config CONFIG -o ++execution.endpoint_readiness_timeout=20"
+    )
+    _, out = text_of(cli, task)
+    assert "attempts: 3 Slurm jobs (4100001, 4100002, 4100003); the last 3 ended by" in out
+
+
+def test_time_limits_while_starting_are_the_drain_loop(tmp_path, cli):
+    jobs = ["4100001", "4100002", "4100003"]
+    started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
+    logs = {}
+    for j in jobs:
+        limit = signature_logs("slurm-time-limit", j)[f"slurm-{j}.log"]
+        logs[f"slurm-{j}.log"] = started + limit
+    task = dead_task(tmp_path, logs, jobs=jobs)
+    _, doc = triage_of(cli, task)
+    triage = doc["triage"]
+    assert triage["cause"]["id"] == "time-limit-while-starting"
+    assert triage["verdict"].startswith("do not resubmit")
+    (fix,) = triage["cause"]["fix"]
+    # run.sub asks 04:00:00 on 4 nodes x 4 GPUs: twice that, 16 GPUs x 8 h a job.
+    assert (fix["key"], fix["value"]) == ("execution.walltime", "08:00:00")
+    assert "128 GPU-hours (16 GPUs)" in fix["why"]
+
+
+def test_a_chain_of_time_limits_with_service_is_healthy_resuming(tmp_path, cli):
+    jobs = ["4100001", "4100002"]
+    served = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
+    served += "server ready on 127.0.0.1!\n"
+    logs = {
+        f"slurm-{j}.log": served + signature_logs("slurm-time-limit", j)[f"slurm-{j}.log"]
+        for j in jobs
+    }
+    task = dead_task(tmp_path, logs, jobs=jobs)
+    _, doc = triage_of(cli, task)
+    triage = doc["triage"]
+    assert triage["cause"]["id"] == "slurm-time-limit"
+    assert triage["verdict"].startswith("the same config can succeed")
+    assert triage["next"] == [f"nel resume {INVOCATION}"]
+
+
+def test_a_spent_chain_names_the_cost_of_another(tmp_path, cli):
+    task = dead_task(tmp_path, {}, jobs=["4100001", "4100002"])
+    said = chain_output(tmp_path, task, "4100001", "TIMEOUT", "08:00:00", "08:00:00")
+    assert "ERROR: Maximum total walltime (08:00:00) exceeded" in said  # the real handler
+    (task / "logs/slurm-4100002.log").write_text(said)
+    _, doc = triage_of(cli, task)
+    cause = doc["triage"]["cause"]
+    assert cause["id"] == "chain-walltime-spent"
+    assert "128 GPU-hours on 16 GPUs" in cause["fix"][0]["why"]
+    assert doc["triage"]["next"] == [f"nel resume {INVOCATION}"]
+
+
+def test_the_chain_projection_from_progress():
+    from evalkit.checks.failures.model import Hit, TaskFacts
+    from evalkit.checks.failures.rules import chain_max_walltime as rule
+
+    hit = Hit(rule.ID, "slurm-1.log", 3, "", {"max": "08:00:00", "accumulated": "08:00:00"})
+    facts = TaskFacts(nodes=4, gpus_per_node=4, done=600, expected=2400)
+    more, faster = rule.RULE.fix(hit, facts)
+    # 600 of 2400 in 8 h: 24 h more, 384 GPU-hours; 1.2 x 24 h = 29 h (rounded up).
+    assert (more.key, more.value) == ("execution.max_walltime", "29:00:00")
+    assert "about 24.0 h more, 384 GPU-hours on 16 GPUs" in more.why
+    assert faster.key == "deployment.data_parallel_size"
+
+
+# ------------------------------------------------------------------ healthy runs
+
+
+@pytest.mark.parametrize(
+    "run",
+    ["tests/data/suite/baseline", "tests/data/suite/candidate", "tests/data/runs/mrcr-canary"],
+)
+def test_finished_runs_get_no_cause(cli, run):
+    code, out, err = cli("status", REPO / run, "--format", "json")
+    for task in json.loads(out)["tasks"]:
+        assert task["triage"]["cause"] is None and task["triage"]["warnings"] == []
+        assert task["triage"]["next"] == []
+
+
+def test_a_running_run_gets_no_cause(tmp_path, cli):
+    from helpers.rungen import write_running_mrcr_run
+
+    task, _ = write_running_mrcr_run(
+        tmp_path, done=12, now=time.time(), n_items=60, limit=40, prompt_chars=300,
+        answer_chars=(200, 600),
+    )  # fmt: skip
+    code, doc = triage_of(cli, task)
+    assert doc["state"] == "running" and code == 0
+    assert doc["triage"]["cause"] is None and doc["triage"]["warnings"] == []
+
+
+# ------------------------------------------------------------------ early, while running
+
+
+def live_task(tmp_path, logs, started_ago):
+    task = dead_task(tmp_path, logs, jobs=["4100001"], ended_ago=5)
+    (task / ".job_start_time").write_text(f"{int(time.time() - started_ago)}\n")
+    return task
+
+
+def test_every_request_404_since_the_start_warns_early(tmp_path, cli):
+    logs = signature_logs("model-name-404")
+    logs["client-4100001.log"] *= 5
+    task = live_task(tmp_path, logs, started_ago=300)
+    code, doc = triage_of(cli, task)
+    assert doc["state"] in ("starting", "running")
+    (warning,) = doc["triage"]["warnings"]
+    assert warning["id"] == "model-name-404" and warning["matches"] == 5
+    assert code == 1
+
+
+def test_a_404_beside_answered_requests_is_not_the_cause(tmp_path, cli):
+    logs = signature_logs("model-name-404")
+    # uvicorn's access line for an answered request, as vLLM's server log has it.
+    logs["server-0-4100001-0.log"] = (
+        '(APIServer pid=1) INFO:     10.0.0.2:51234 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n'
+    )
+    task = live_task(tmp_path, logs, started_ago=300)
+    _, doc = triage_of(cli, task)
+    assert doc["triage"]["warnings"] == []
+
+
+def test_the_health_wait_about_to_give_up_warns_with_the_projection(tmp_path, cli):
+    started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
+    shards = (
+        "Loading safetensors checkpoint shards:  10% Completed | 50/500 [50:00<7:30:00, 0.02it/s]\n"
+    )
+    # run.sub waits 14400 s (the example's endpoint_readiness_timeout); 3000 s in, 50 of
+    # 500 shards: the load projects to 30000 s, past the wait.
+    logs = {"slurm-4100001.log": started, "server-0-4100001-0.log": shards}
+    task = live_task(tmp_path, logs, started_ago=3000)
+    code, doc = triage_of(cli, task)
+    (warning,) = doc["triage"]["warnings"]
+    assert warning["id"] == "health-wait-near-timeout"
+    assert warning["fix"][0]["value"] == "45000"
+    assert code == 1
