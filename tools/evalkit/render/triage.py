@@ -21,9 +21,10 @@ def _inert(text: str) -> str:
 def _cause_lines(cause: Any, head: str) -> list[str]:
     rule, hit = cause.rule, cause.hit
     more = f" (+{cause.count - 1} more)" if cause.count > 1 else ""
+    where = f"{_inert(hit.where + hit.file)}:{hit.line}"
     lines = [
         f"  {head} {rule.id}: {_inert(cause.sentence)}",
-        f"    evidence: logs/{_inert(hit.file)}:{hit.line}: {_inert(hit.text.strip())}{more}",
+        f"    evidence: {where}: {_inert(hit.text.strip())}{more}",
     ]
     for n, change in enumerate(cause.changes):
         why = f"   ({_inert(change.why)})" if change.why else ""
@@ -41,9 +42,8 @@ def triage_lines(t: Any) -> list[str]:
     if t.cause is not None:
         lines += _cause_lines(t.cause, "why it ended:")
         for other in t.also[:3]:
-            lines.append(
-                f"    also seen: {other.rule.id} at logs/{other.hit.file}:{other.hit.line}"
-            )
+            at = f"{_inert(other.hit.where + other.hit.file)}:{other.hit.line}"
+            lines.append(f"    also seen: {other.rule.id} at {at}")
     for warning in t.warnings:
         lines += _cause_lines(warning, "[warn] early sign:")
     a = t.attempts

@@ -1,31 +1,42 @@
 """The failure signatures on `evalkit status`'s answer: one triage per task, attached to
 the task's status (as `status.triage`) and to its JSON (`"triage"`). Status knows
-nothing of the rules; this is the one call it makes."""
+nothing of the rules; these are the calls it makes."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from evalkit.checks.failures.model import RESUME
+from evalkit.checks.failures.slurmtext import SlurmRow, read_sacct, read_squeue
+from evalkit.checks.failures.slurmview import combine
 from evalkit.checks.failures.triage import TaskTriage, triage_task
 from evalkit.runs.layout import TaskRun
 
 
+def slurm_rows(sacct: str | None, squeue: str | None) -> list[SlurmRow] | None:
+    """The rows of the files given to --sacct and --squeue (read before anything is
+    printed, so a malformed one is one line and exit 2)."""
+    if sacct is None and squeue is None:
+        return None
+    rows = read_sacct(sacct) if sacct else []
+    return rows + (read_squeue(squeue) if squeue else [])
+
+
 def attach(
-    tasks: Sequence[TaskRun], statuses: Sequence[Any], slurm: Any = None
+    tasks: Sequence[TaskRun], statuses: Sequence[Any], slurm: Sequence[SlurmRow] | None = None
 ) -> list[TaskTriage]:
-    """Triage each task in its status's state; SLURM, when given, is a parsed sacct or
-    squeue view (failures/sacct.py) combined with each task's jobs."""
+    """Triage each task in its status's state; SLURM, when given, is the sacct and squeue
+    rows (failures/slurmtext.py) combined with each task's jobs."""
     found = []
     for task, status in zip(tasks, statuses, strict=True):
         # A task awaiting the follow-up job run.sub queued is alive: its chain goes on.
         state = "running" if getattr(status, "awaiting_resume", False) else status.state
         t = triage_task(task, state, status.done, status.expected)
+        t.state = status.state
         if slurm is not None:
-            from evalkit.checks.failures.slurmview import combine
-
             combine(t, slurm)
-        if t.cause is not None and not (t.cause.rule.resubmit and t.cause.rule.next == "resume"):
+        if t.cause is not None and not (t.cause.rule.resubmit and t.cause.rule.next == RESUME):
             # Not a resume event: the task failed, whatever its files' age suggested.
             status.state = "failed"
             status.awaiting_resume = False
@@ -43,7 +54,8 @@ def add_to_document(document: dict[str, Any], triages: Sequence[TaskTriage]) -> 
 
 
 def exit_code(triages: Sequence[TaskTriage]) -> int:
-    """1 when a task ended with a cause or a live task shows one that says stop."""
+    """1 when a live task shows a signature, or an ended one has a cause that is no
+    resume event or has repeated."""
     stop = any(t.warnings for t in triages) or any(
         t.cause is not None and (not t.cause.rule.resubmit or t.attempts.exhausted) for t in triages
     )

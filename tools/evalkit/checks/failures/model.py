@@ -59,6 +59,7 @@ class Hit:
     text: str
     groups: dict[str, str] = field(default_factory=dict)
     job: str | None = None  # the Slurm job id the log belongs to (slurm-<id>.log ...)
+    where: str = "logs/"  # the folder FILE is in, relative to the task ("" for a given file)
 
 
 @dataclass

@@ -49,7 +49,7 @@ class Cause:
             "cause": self.sentence,
             "stage": self.stage,
             "evidence": {
-                "file": f"logs/{self.hit.file}",
+                "file": f"{self.hit.where}{self.hit.file}",
                 "line": self.hit.line,
                 "text": self.hit.text,
             },
@@ -131,7 +131,8 @@ def relaunch_command(facts: TaskFacts, changes: Sequence[Change]) -> str:
     return base
 
 
-def _next(t: TaskTriage) -> None:
+def decide(t: TaskTriage) -> None:
+    """The verdict and the next command(s) for the cause named."""
     cause = t.cause
     if cause is None:
         return
@@ -185,7 +186,7 @@ def triage_task(
     causes = _causes(logs, facts, ENDED)
     if causes:
         t.cause, t.also = causes[0], causes[1:]
-    _next(t)
+    decide(t)
     return t
 
 

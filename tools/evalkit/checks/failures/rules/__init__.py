@@ -17,6 +17,7 @@ from evalkit.checks.failures.rules import (
     pyxis_image_import,
     server_died,
     slurm_cancelled,
+    slurm_host_oom,
     slurm_node_failure,
     slurm_preempted,
     slurm_time_limit,
@@ -49,6 +50,7 @@ RULES: tuple[FailureRule, ...] = tuple(
         slurm_node_failure,
         slurm_preempted,
         slurm_cancelled,
+        slurm_host_oom,
         chain_max_walltime,
         chain_ended,
     )
