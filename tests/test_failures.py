@@ -435,10 +435,10 @@ def test_malformed_sacct_is_one_line_and_exit_2(tmp_path, run_cli, text, where):
 
 
 def test_slurm_tables_parse_the_cut_values():
-    from evalkit.checks.failures.slurmtext import read_sacct, read_squeue
-
     import tempfile
     from pathlib import Path
+
+    from evalkit.checks.failures.slurmtext import read_sacct, read_squeue
 
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "t.txt"
