@@ -53,10 +53,12 @@ def test_kv_cache_too_small_names_the_estimate_and_the_topology(tmp_path, cli):
     assert cause["evidence"]["file"] == "logs/server-0-4100001-0.log"
     assert cause["evidence"]["line"] == 2
     assert cause["resubmit_can_succeed"] is False
-    fixes = {f["key"]: f["value"] for f in cause["fix"]}
-    assert fixes["deployment.extra_args"] == "--max-model-len 488448"
+    fixes = [(f["key"], f["value"]) for f in cause["fix"]]
     # 52.66 / 23.37 = 2.25x: the run.sub's TP 2 times 4.
-    assert fixes["deployment.tensor_parallel_size"] == "8"
+    assert fixes == [
+        ("deployment.command", "--max-model-len 488448"),
+        ("deployment.command", "--tensor-parallel-size 8"),
+    ]
     assert doc["state"] == "failed"
     assert doc["triage"]["next"][-1] == "scripts/nel-gym.sh run --config CONFIG"
     assert "do not resubmit" in doc["triage"]["verdict"]
@@ -169,7 +171,7 @@ def test_oom_while_loading_doubles_the_tensor_parallelism(tmp_path, cli):
     task = dead_task(tmp_path, signature_logs("vllm-cuda-oom"))
     _, doc = triage_of(cli, task)
     (fix,) = doc["triage"]["cause"]["fix"]
-    assert (fix["key"], fix["value"]) == ("deployment.tensor_parallel_size", "4")
+    assert (fix["key"], fix["value"]) == ("deployment.command", "--tensor-parallel-size 4")
     assert "while loading" in doc["triage"]["cause"]["cause"]
 
 

@@ -120,7 +120,7 @@ def _resume(facts: TaskFacts) -> str:
 
 def relaunch_command(facts: TaskFacts, changes: Sequence[Change]) -> str:
     """The launch command, with the preferred change as an `-o` override when it sets a
-    whole value (a vLLM flag inside extra_args is an edit of the config, not an override)."""
+    whole value (a vLLM flag in deployment.command is an edit of the config instead)."""
     import shlex
 
     base = "scripts/nel-gym.sh run --config CONFIG" if facts.gym else "nel run --config CONFIG"

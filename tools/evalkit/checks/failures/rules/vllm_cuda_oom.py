@@ -12,10 +12,10 @@ replica: the same config fails the same way. After loading, the memory vLLM keep
 for activations was too small for the batch it scheduled.
 
 ## Fix
-While loading: more GPUs per replica (`deployment.tensor_parallel_size`, or pipeline
-parallelism across nodes) or a smaller checkpoint (a quantized one). After loading:
-lower `deployment.gpu_memory_utilization` (e.g. 0.90) or `--max-num-seqs` /
-`--max-num-batched-tokens`.
+While loading: more GPUs per replica (`--tensor-parallel-size`, or pipeline parallelism
+across nodes) or a smaller checkpoint (a quantized one). After loading: lower
+`deployment.gpu_memory_utilization` (e.g. 0.90) or `--max-num-seqs` /
+`--max-num-batched-tokens`. vLLM's flags are in `deployment.command`.
 """
 
 from __future__ import annotations

@@ -11,9 +11,9 @@ server process died. The same config fails the same way every time.
 
 ## Fix
 Lower `--max-model-len` to the estimate vLLM printed (if the benchmark allows), or give
-the KV cache more room: a larger `deployment.tensor_parallel_size` (the factor is the
-ratio needed/available), a higher `deployment.gpu_memory_utilization`, or an FP8 KV
-cache (`--kv-cache-dtype fp8`).
+the KV cache more room: a larger `--tensor-parallel-size` (the factor is the ratio
+needed/available), a higher `deployment.gpu_memory_utilization`, or an FP8 KV cache
+(`--kv-cache-dtype fp8`); vLLM's flags are in `deployment.command`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import math
 import re
 
 from evalkit.checks.failures.model import RELAUNCH, Change, FailureRule, Hit, Source, TaskFacts
-from evalkit.checks.failures.rules._common import _int, flag_change
+from evalkit.checks.failures.rules._common import _int, flag_change, tp_change
 
 ID = "vllm-kv-cache-too-small"
 
@@ -45,15 +45,11 @@ def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
     if available > 0:
         factor = needed / available
         new_tp = tp * 2 ** max(1, math.ceil(math.log2(factor)))
-        changes.append(
-            Change(
-                "deployment.tensor_parallel_size",
-                str(new_tp),
-                f"{needed:g} GiB needed / {available:g} GiB available = {factor:.2f}x; "
-                f"KV room grows about with the GPUs: {tp} -> {new_tp} (`evalkit size` "
-                "gives the exact topology)",
-            )
+        why = (
+            f"{needed:g} GiB needed / {available:g} GiB available = {factor:.2f}x; the KV "
+            f"room grows about with the GPUs: {tp} -> {new_tp}"
         )
+        changes.append(tp_change(facts, new_tp, why))
     return changes
 
 
