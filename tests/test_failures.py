@@ -218,10 +218,11 @@ def test_three_identical_failures_say_do_not_resubmit(tmp_path, cli):
     assert triage["attempts"]["count"] == 3 and triage["attempts"]["repeated"] == 3
     assert triage["attempts"]["repeated_cause"] == "health-check-timeout"
     assert triage["verdict"].startswith("do not resubmit: the last 3 attempts ended the same way")
-    # The change instead, as the override of the relaunch.
-    assert triage["next"][-1] == (
-        "scripts/nel-gym.sh run --config CONFIG -o ++execution.endpoint_readiness_timeout=20"
-    )
+    # The change instead, then the relaunch.
+    assert triage["next"] == [
+        "change in CONFIG: execution.endpoint_readiness_timeout: 20",
+        "scripts/nel-gym.sh run --config CONFIG",
+    ]
     _, out = text_of(cli, task)
     assert "attempts: 3 Slurm jobs (4100001, 4100002, 4100003); the last 3 ended by" in out
 
@@ -454,3 +455,15 @@ def test_slurm_tables_parse_the_cut_values():
         p.write_text(SQUEUE)
         (row,) = read_squeue(p)
         assert (row.job, row.state, row.reason) == ("4100002", "PENDING", "Dependency")
+
+
+def test_a_chain_ended_by_a_failed_job_is_not_resumed(tmp_path, cli):
+    task = dead_task(tmp_path, {}, jobs=["4100001", "4100002"])
+    said = chain_output(tmp_path, task, "4100001", "FAILED", "00:12:00")
+    assert "finished with 'FAILED' state. EXIT!" in said  # the real handler
+    (task / "logs/slurm-4100002.log").write_text(said)
+    _, doc = triage_of(cli, task)
+    triage = doc["triage"]
+    assert triage["cause"]["id"] == "chain-ended"
+    assert triage["verdict"].startswith("do not resubmit the same config")
+    assert not any(step.startswith("nel resume") for step in triage["next"])

@@ -28,7 +28,7 @@ def _cause_lines(cause: Any, head: str) -> list[str]:
     ]
     for n, change in enumerate(cause.changes):
         why = f"   ({_inert(change.why)})" if change.why else ""
-        head = "fix:" if n == 0 else "or: "
+        head = "fix:" if n == 0 else ("and:" if change.joint else "or: ")
         lines.append(f"    {head} {change.key}: {_inert(change.value)}{why}")
     lines.append(f"    source: {rule.source.text()}; see {FAILURES_DOC}#{rule.id}")
     return lines

@@ -44,9 +44,10 @@ class Change:
     key: str
     value: str
     why: str = ""
+    joint: bool = False  # made together with the change before it, not instead of it
 
-    def to_json(self) -> dict[str, str]:
-        return {"key": self.key, "value": self.value, "why": self.why}
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "value": self.value, "why": self.why, "with_previous": self.joint}
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ class FailureRule:
 
     @property
     def summary(self) -> str:
-        return self.doc.strip().split("\n\n", 1)[0].strip()
+        return " ".join(self.doc.strip().split("\n\n", 1)[0].split())
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "name": self.name, "source": self.source.text()}

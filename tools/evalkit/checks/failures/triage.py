@@ -8,8 +8,6 @@ rule, so it is never called failed."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,17 +116,11 @@ def _resume(facts: TaskFacts) -> str:
     return f"nel resume {inv}"
 
 
-def relaunch_command(facts: TaskFacts, changes: Sequence[Change]) -> str:
-    """The launch command, with the preferred change as an `-o` override when it sets a
-    whole value (a vLLM flag in deployment.command is an edit of the config instead)."""
-    import shlex
-
-    base = "scripts/nel-gym.sh run --config CONFIG" if facts.gym else "nel run --config CONFIG"
-    first = changes[0] if changes else None
-    whole = first is not None and re.fullmatch(r"[\w.]+", first.key)
-    if whole and re.fullmatch(r"[\w.:/][\w.:/-]*", first.value):
-        return f"{base} -o {shlex.quote(f'++{first.key}={first.value}')}"
-    return base
+def relaunch_command(facts: TaskFacts) -> str:
+    """The launch command, run after the change is written into the config (an `-o`
+    override would leave the file wrong for the next launch, and Hydra reads a value such
+    as 11:00:00 by its own grammar)."""
+    return "scripts/nel-gym.sh run --config CONFIG" if facts.gym else "nel run --config CONFIG"
 
 
 def decide(t: TaskTriage) -> None:
@@ -149,10 +141,10 @@ def decide(t: TaskTriage) -> None:
     if rule.next == RESUME:
         t.next = [_resume(t.facts)]
     elif rule.next == RELAUNCH:
-        if cause.changes:
-            first = cause.changes[0]
-            t.next = [f"change in CONFIG: {first.key}: {first.value}"]
-        t.next.append(relaunch_command(t.facts, cause.changes))
+        for n, change in enumerate(cause.changes):
+            if n == 0 or change.joint:
+                t.next.append(f"change in CONFIG: {change.key}: {change.value}")
+        t.next.append(relaunch_command(t.facts))
     elif rule.next == NONE:
         t.next = []
 

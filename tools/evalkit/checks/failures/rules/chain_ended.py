@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from evalkit.checks.failures.model import RESUME, Change, FailureRule, Hit, Source, TaskFacts
+from evalkit.checks.failures.model import NONE, Change, FailureRule, Hit, Source, TaskFacts
 
 ID = "chain-ended"
 
@@ -32,7 +32,8 @@ def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
 def _cause(hit: Hit, facts: TaskFacts) -> str:
     return (
         f"the previous job {hit.groups.get('job')} ended {hit.groups.get('state')}, which "
-        "run.sub does not resume, so the chain ended"
+        "run.sub does not resume, so the chain ended; no signature matched that job's "
+        f"logs: read logs/*-{hit.groups.get('job')}*.log for its last error"
     )
 
 
@@ -52,7 +53,7 @@ RULE = FailureRule(
     ),
     logs=("slurm-",),
     resubmit=False,
-    next=RESUME,
+    next=NONE,
     fix=_fix,
     cause=_cause,
     rank=90,

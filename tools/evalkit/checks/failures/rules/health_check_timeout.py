@@ -46,11 +46,20 @@ def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
     else:
         value = waited * 2
         why = f"twice the {waited}s waited (no shard progress line to project from)"
+    changes = [Change("execution.endpoint_readiness_timeout", str(value), why)]
     if facts.walltime_seconds and value >= facts.walltime_seconds:
-        why += (
-            f"; it exceeds the walltime ({facts.walltime_seconds}s): raise execution.walltime too"
+        hours = -(-(value + 3600) // 3600)
+        gpus = facts.nodes * (facts.gpus_per_node or 8)
+        changes.append(
+            Change(
+                "execution.walltime",
+                f"{hours:02d}:00:00",
+                f"the wait plus an hour of serving (the chain resumes the rest); up to "
+                f"{gpus * hours} GPU-hours a job on {gpus} GPUs",
+                joint=True,
+            )
         )
-    return [Change("execution.endpoint_readiness_timeout", str(value), why)]
+    return changes
 
 
 def _cause(hit: Hit, facts: TaskFacts) -> str:
