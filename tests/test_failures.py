@@ -467,3 +467,22 @@ def test_a_chain_ended_by_a_failed_job_is_not_resumed(tmp_path, cli):
     assert triage["cause"]["id"] == "chain-ended"
     assert triage["verdict"].startswith("do not resubmit the same config")
     assert not any(step.startswith("nel resume") for step in triage["next"])
+
+
+def test_the_readme_shows_the_real_answer(tmp_path, cli):
+    """README.md's dead-run block is this fixture's output (lines it elides aside)."""
+    jobs = ["4100001", "4100002", "4100003"]
+    wait = health_wait_output(tmp_path, timeout=14400)
+    shards = (
+        "Loading safetensors checkpoint shards:  64% Completed | 320/500 "
+        "[3:59:40<2:14:50, 0.02it/s]\n"
+    )
+    logs = {f"slurm-{j}.log": wait for j in jobs}
+    logs.update({f"server-0-{j}-0.log": shards for j in jobs})
+    task = dead_task(tmp_path, logs, jobs=jobs)
+    _, out = text_of(cli, task.parent)
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme.split("A dead run's answer", 1)[1].split("```\n", 2)[1]
+    produced = out.splitlines()
+    for line in block.splitlines():
+        assert line in produced, f"README line not in the output: {line!r}"
