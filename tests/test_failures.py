@@ -486,3 +486,24 @@ def test_the_readme_shows_the_real_answer(tmp_path, cli):
     produced = out.splitlines()
     for line in block.splitlines():
         assert line in produced, f"README line not in the output: {line!r}"
+
+
+def test_the_scanner_reads_only_what_was_appended(tmp_path):
+    from evalkit.checks.failures import RULES
+    from evalkit.checks.failures.scan import LogScanner
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    client = logs / "client-4100001.log"
+    line = signature_logs("model-name-404")["client-4100001.log"]
+    client.write_text("starting\n" + line)
+    scanner = LogScanner(RULES)
+    first = scanner.refresh(logs)
+    assert first.hits["model-name-404"].count == 1
+    with client.open("a") as handle:
+        handle.write(line + line[:20])  # one more complete line, then a write in progress
+    again = scanner.refresh(logs)
+    bucket = again.hits["model-name-404"]
+    assert bucket.count == 2 and [h.line for h in bucket.hits] == [2, 3]
+    client.write_text(line)  # replaced by a rerun: counted afresh
+    assert scanner.refresh(logs).hits["model-name-404"].count == 1

@@ -93,10 +93,10 @@ def run(args: argparse.Namespace) -> int:
 
     slurm = attach.slurm_rows(args.sacct, args.squeue)
     monitor = RunMonitor(args.run, args.expected, args.stale_after)
-    tasks = [m.task for m in monitor.tasks]
+    triager = attach.Triager([m.task for m in monitor.tasks], slurm)
     if args.watch is None:
         statuses = monitor.refresh(time.time())
-        triages = attach.attach(tasks, statuses, slurm)  # why a task ended (checks/failures)
+        triages = triager.refresh(statuses)  # why a task ended (checks/failures)
         if args.format == "json":
             write_json(attach.add_to_document(document(statuses), triages))
         else:
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     in_place = args.format == "text" and sys.stdout.isatty()
     while True:
         statuses = monitor.refresh(time.time())
-        triages = attach.attach(tasks, statuses, slurm)
+        triages = triager.refresh(statuses)
         if args.format == "json":
             write_json(attach.add_to_document(document(statuses), triages), indent=None)
         else:

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalkit.checks.failures.model import RESUME
+from evalkit.checks.failures.rules import RULES
+from evalkit.checks.failures.scan import LogScanner
 from evalkit.checks.failures.slurmtext import SlurmRow, read_sacct, read_squeue
 from evalkit.checks.failures.slurmview import combine
 from evalkit.checks.failures.triage import TaskTriage, triage_task
@@ -23,16 +25,33 @@ def slurm_rows(sacct: str | None, squeue: str | None) -> list[SlurmRow] | None:
     return rows + (read_squeue(squeue) if squeue else [])
 
 
+class Triager:
+    """Triage per task, following each task's logs across refreshes (status --watch reads
+    what was appended, as the monitor does)."""
+
+    def __init__(self, tasks: Sequence[TaskRun], slurm: Sequence[SlurmRow] | None = None):
+        self.tasks = list(tasks)
+        self.slurm = slurm
+        self.scanners = [LogScanner(RULES) for _ in self.tasks]
+
+    def refresh(self, statuses: Sequence[Any]) -> list[TaskTriage]:
+        return attach(self.tasks, statuses, self.slurm, self.scanners)
+
+
 def attach(
-    tasks: Sequence[TaskRun], statuses: Sequence[Any], slurm: Sequence[SlurmRow] | None = None
+    tasks: Sequence[TaskRun],
+    statuses: Sequence[Any],
+    slurm: Sequence[SlurmRow] | None = None,
+    scanners: Sequence[LogScanner] | None = None,
 ) -> list[TaskTriage]:
     """Triage each task in its status's state; SLURM, when given, is the sacct and squeue
     rows (failures/slurmtext.py) combined with each task's jobs."""
     found = []
-    for task, status in zip(tasks, statuses, strict=True):
+    for n, (task, status) in enumerate(zip(tasks, statuses, strict=True)):
         # A task awaiting the follow-up job run.sub queued is alive: its chain goes on.
         state = "running" if getattr(status, "awaiting_resume", False) else status.state
-        t = triage_task(task, state, status.done, status.expected)
+        scanner = scanners[n] if scanners is not None else None
+        t = triage_task(task, state, status.done, status.expected, scanner=scanner)
         t.state = status.state
         if slurm is not None:
             combine(t, slurm)

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from evalkit.checks.failures.model import FailureRule, Hit
 from evalkit.errors import InputError
+from evalkit.inputs import MAX_LINE_BYTES
+from evalkit.runs.tail import Tail
 from evalkit.secrets.quote import quote
 
 MAX_HITS = 3  # lines kept per rule and file; the count covers the rest
@@ -69,10 +71,16 @@ def log_files(logs_dir: Path | None) -> list[Path]:
     return sorted(p for p in logs_dir.glob("*.log") if p.is_file())
 
 
-def _feed(facts: LogFacts, rules: Sequence[FailureRule], name: str, lines: Iterable[str]):
+def _feed(
+    facts: LogFacts,
+    rules: Sequence[FailureRule],
+    name: str,
+    lines: Iterable[str],
+    first_line: int = 1,
+) -> None:
     mine = [r for r in rules if name.startswith(r.logs)]
     job = job_of(name)
-    for line_no, line in enumerate(lines, start=1):
+    for line_no, line in enumerate(lines, start=first_line):
         for rule in mine:
             if rule.needle not in line:
                 continue
@@ -135,3 +143,37 @@ def scan_lines(name: str, lines: Iterable[str], rules: Sequence[FailureRule]) ->
     facts = LogFacts(files=[name])
     _feed(facts, rules, name, lines)
     return facts
+
+
+class LogScanner:
+    """The same pass, kept across refreshes (`status --watch`): each log is followed by a
+    runs.tail.Tail, so a refresh reads what was appended since the last one. A log that
+    shrank or was replaced starts the whole scan over. A last line without its newline
+    is a write in progress, read once it is complete."""
+
+    def __init__(self, rules: Sequence[FailureRule]) -> None:
+        self.rules = rules
+        self.tails: dict[Path, Tail] = {}
+        self.facts = LogFacts()
+
+    def refresh(self, logs_dir: Path | None) -> LogFacts:
+        for path in log_files(logs_dir):
+            tail = self.tails.get(path)
+            if tail is None:
+                tail = self.tails[path] = Tail(path, line_cap=MAX_LINE_BYTES)
+                self.facts.files.append(path.name)
+            try:
+                lines = tail.lines()
+                if tail.restarted:  # shrank or replaced: what was counted from it is gone
+                    self._restart()
+                    return self.refresh(logs_dir)
+                start = tail.line_no + 1
+                text = (raw.decode("utf-8", errors="replace") for _, raw in lines)
+                _feed(self.facts, self.rules, path.name, text, start)
+            except InputError as err:
+                self.facts.unreadable.append(str(err))
+        return self.facts
+
+    def _restart(self) -> None:
+        self.tails.clear()
+        self.facts = LogFacts()

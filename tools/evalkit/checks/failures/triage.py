@@ -25,7 +25,7 @@ from evalkit.checks.failures.model import (
     TaskFacts,
 )
 from evalkit.checks.failures.rules import BY_ID, RULES
-from evalkit.checks.failures.scan import LogFacts, scan_logs
+from evalkit.checks.failures.scan import LogFacts, LogScanner, scan_logs
 from evalkit.runs.layout import TaskRun
 
 FINISHED_STATES = ("finished",)
@@ -155,13 +155,21 @@ def triage_task(
     done: int | None = None,
     expected: int | None = None,
     now: float | None = None,
+    scanner: LogScanner | None = None,
 ) -> TaskTriage:
+    """SCANNER, when given, follows the logs across calls (status --watch); without it
+    the logs are read whole."""
+    import copy
     import time
 
     from evalkit.runs.jobtimes import job_start
 
     logs_dir = task.task_dir / "logs"  # as status reads them (status/monitor.py)
-    logs = scan_logs(logs_dir if logs_dir.is_dir() else task.logs_dir, RULES)
+    logs_dir = logs_dir if logs_dir.is_dir() else task.logs_dir
+    if scanner is None:
+        logs = scan_logs(logs_dir, RULES)
+    else:  # settle() filters the hits: work on a copy, the scanner keeps counting
+        logs = copy.deepcopy(scanner.refresh(logs_dir))
     facts = task_facts(task, logs)
     facts.done, facts.expected = done, expected
     start, _ = job_start(task.task_dir)
