@@ -145,6 +145,7 @@ EXPECTED_NEXT = {
     "enroot-mount": (False, "change"),
     "mrcr-bootstrap-stop": (False, "change"),
     "gym-prepare-failed": (False, "change"),
+    "slurm-host-oom": (False, "change"),
     "slurm-node-failure": (True, "nel"),
     "slurm-preempted": (True, "nel"),
     "slurm-cancelled": (True, "nel"),

@@ -150,6 +150,15 @@ LINES: dict[str, tuple[str, list[str], str]] = {
         "recipes/examples/gym/example_mrcr.yaml:237 (the prepare line); the Python error after "
         "it is a guess",
     ),
+    "slurm-host-oom": (
+        "slurm-{job}.log",
+        [
+            "slurmstepd: error: Detected 1 oom-kill event(s) in StepId={job}.0. Some of your "
+            "processes may have been killed by the cgroup out-of-memory handler.",
+        ],
+        "slurm src/plugins/task/cgroup/task_cgroup_memory.c (the error); the `slurmstepd: "
+        "error:` prefix as slurmstepd logs it",
+    ),
     "slurm-node-failure": (
         "slurm-{job}.log",
         [

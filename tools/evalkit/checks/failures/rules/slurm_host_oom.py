@@ -41,7 +41,9 @@ RULE = FailureRule(
     doc=__doc__,
     source=Source("slurm", ">=22.05", "src/plugins/task/cgroup/task_cgroup_memory.c"),
     needle="oom-kill event",
-    pattern=re.compile(r"Detected \d+ oom-kill event\(s\) in (?P<step>\S{1,80}?)(?: cgroup)?\."),
+    pattern=re.compile(
+        r"Detected \d+ oom-kill event\(s\) in (?P<step>\S{1,80}?)(?: cgroup)?\. Some of your"
+    ),
     logs=("slurm-", "client-", "server-", "proxy-"),
     resubmit=False,
     next=RELAUNCH,
