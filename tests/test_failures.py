@@ -11,12 +11,14 @@ import pytest
 
 from helpers.failure_logs import (
     INVOCATION,
+    INVOCATION_DIR,
     LINES,
     REPO,
     chain_output,
     dead_task,
     health_wait_output,
     signature_logs,
+    three_health_timeouts,
 )
 
 pytestmark = pytest.mark.launcher
@@ -374,21 +376,34 @@ def test_a_chain_ended_by_a_failed_job_is_not_resumed(tmp_path, cli):
 
 def test_the_readme_shows_the_real_answer(tmp_path, cli):
     """README.md's dead-run block is this fixture's output (lines it elides aside)."""
-    jobs = ["4100001", "4100002", "4100003"]
-    wait = health_wait_output(tmp_path, timeout=14400)
-    shards = (
-        "Loading safetensors checkpoint shards:  64% Completed | 320/500 "
-        "[3:59:40<2:14:50, 0.02it/s]\n"
-    )
-    logs = {f"slurm-{j}.log": wait for j in jobs}
-    logs.update({f"server-0-{j}-0.log": shards for j in jobs})
-    task = dead_task(tmp_path, logs, jobs=jobs)
+    task = three_health_timeouts(tmp_path / "runs", tmp_path)
     _, out = text_of(cli, task.parent)
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     block = readme.split("A dead run's answer", 1)[1].split("```\n", 2)[1]
     produced = out.splitlines()
     for line in block.splitlines():
         assert line in produced, f"README line not in the output: {line!r}"
+
+
+def test_a_copied_dead_folder_still_gets_its_cause(tmp_path, cli):
+    """Files written a moment ago (a fresh copy or sync): the job's own last lines say it
+    ended, so the task is not called starting."""
+    task = three_health_timeouts(tmp_path / "runs", tmp_path, ended_ago=5)
+    (task / ".job_start_time").unlink()
+    code, doc = triage_of(cli, task)
+    assert (code, doc["state"]) == (1, "failed")
+    assert doc["triage"]["cause"]["id"] == "health-check-timeout"
+
+
+def test_the_eval_fixture_is_the_generated_run(tmp_path):
+    """tests/evals/files/runs/dead-health-wait is three_health_timeouts' output, so the
+    agent eval reads the real launcher's run.sub and lines."""
+    fixture = REPO / "tests/evals/files/runs/dead-health-wait"
+    made = three_health_timeouts(tmp_path / "runs", tmp_path).parent.parent
+    (made / INVOCATION_DIR / "nemo_gym.0" / ".job_start_time").unlink()
+    expected = {p.relative_to(made): p.read_bytes() for p in made.rglob("*") if p.is_file()}
+    found = {p.relative_to(fixture): p.read_bytes() for p in fixture.rglob("*") if p.is_file()}
+    assert found == expected, "regenerate: python tests/helpers/failure_logs.py DEST"
 
 
 def test_the_scanner_reads_only_what_was_appended(tmp_path):

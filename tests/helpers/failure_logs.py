@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 INVOCATION = "0123456789abcdef"
+INVOCATION_DIR = f"20261203_101500-{INVOCATION}"
 CONFIG = REPO / "recipes/examples/gym/example_mrcr.yaml"
 
 # rule id -> (log file, lines, source). Written exactly as the source formats them.
@@ -192,7 +194,16 @@ def rendered_run_sub() -> str:
     overrides["execution.hostname"] = "h"
     result = dry_run(CONFIG, overrides)
     assert result.returncode == 0, result.stderr[-2000:]
-    return result.scripts[0]
+    # The launcher names the invocation directory by the time and a fresh id; the
+    # fixtures use one fixed name, and the config's path relative to the skill.
+    # So do the random parts of a render (the invocation id, the 4-hex scope of each
+    # secret's variable), so that two renders are the same file.
+    script = re.sub(r"\d{8}_\d{6}-[0-9a-f]{16}", INVOCATION_DIR, result.scripts[0])
+    script = re.sub(
+        r'NEL_INVOCATION_ID="[0-9a-f]{16}"', f'NEL_INVOCATION_ID="{INVOCATION}"', script
+    )
+    script = re.sub(r"(\$\{[A-Z0-9_]+?)_[0-9a-f]{4}_([A-Z0-9_]+\})", r"\1_0000_\2", script)
+    return script.replace(f"{REPO}/", "")
 
 
 def _stubs(tmp: Path, **scripts: str) -> dict[str, str]:
@@ -239,7 +250,7 @@ def dead_task(root: Path, logs: dict[str, str], jobs: list[str] | None = None,
               ended_ago: float = 7200.0, accumulated: int | None = None) -> Path:  # fmt: skip
     """`<root>/<ts>-<inv>/nemo_gym.0` with the real run.sub, LOGS (file name -> text) and
     the chain's marker files, every file last written ENDED_AGO seconds ago."""
-    task = root / f"20261203_101500-{INVOCATION}" / "nemo_gym.0"
+    task = root / INVOCATION_DIR / "nemo_gym.0"
     (task / "logs").mkdir(parents=True, exist_ok=True)
     (task / "artifacts").mkdir(exist_ok=True)
     (task / "run.sub").write_text(rendered_run_sub())
@@ -261,3 +272,28 @@ def signature_logs(rule_id: str, job: str = "4100001") -> dict[str, str]:
     return {
         name.replace("{job}", job): "".join(line.replace("{job}", job) + "\n" for line in lines)
     }
+
+
+def three_health_timeouts(root: Path, tmp: Path, ended_ago: float = 7200.0) -> Path:
+    """A task whose server never came up three jobs in a row: run.sub gave up its
+    14400 s health wait each time, the checkpoint 320 of 500 shards in (README's block,
+    and the dead run of tests/evals)."""
+    jobs = ["4100001", "4100002", "4100003"]
+    wait = health_wait_output(tmp, timeout=14400)
+    shards = (
+        "Loading safetensors checkpoint shards:  64% Completed | 320/500 "
+        "[3:59:40<2:14:50, 0.02it/s]\n"
+    )
+    logs = {f"slurm-{j}.log": wait for j in jobs}
+    logs.update({f"server-0-{j}-0.log": shards for j in jobs})
+    return dead_task(root, logs, jobs=jobs, ended_ago=ended_ago)
+
+
+if __name__ == "__main__":  # python tests/helpers/failure_logs.py DEST: the eval's run
+    import sys
+    import tempfile
+
+    sys.path.insert(0, str(REPO / "tests"))
+    with tempfile.TemporaryDirectory() as scratch:
+        done = three_health_timeouts(Path(sys.argv[1]), Path(scratch))
+    (done / ".job_start_time").unlink()

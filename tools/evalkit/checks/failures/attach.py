@@ -12,7 +12,7 @@ from evalkit.checks.failures.rules import RULES
 from evalkit.checks.failures.scan import LogScanner
 from evalkit.checks.failures.slurmtext import SlurmRow, read_sacct, read_squeue
 from evalkit.checks.failures.slurmview import combine
-from evalkit.checks.failures.triage import TaskTriage, triage_task
+from evalkit.checks.failures.triage import LIVE_STATES, TaskTriage, triage_task
 from evalkit.runs.layout import TaskRun
 
 
@@ -60,6 +60,8 @@ def attach(
             status.state = "failed"
             status.awaiting_resume = False
             status.warnings = [w for w in status.warnings if w.id != "stopped"]
+        elif t.cause is not None and status.state in LIVE_STATES:
+            status.state = "stopped_unfinished"  # its job ended (a line says so); resume it
         t.state = status.state
         status.triage = t
         found.append(t)

@@ -111,6 +111,10 @@ class FailureRule:
     live: bool = False  # shows on a run still alive (status warns early)
     rank: int = 50  # lower wins when several rules match one run (the root cause first)
     applies: Callable[[Hit, TaskFacts], bool] = lambda hit, facts: True  # a hit's condition
+    # The line is printed as the job ends (run.sub's exits, pyxis, slurmstepd): the task
+    # has ended whatever its files' times say (a copied or synced folder has fresh ones).
+    ends_job: bool = False
+    early_only: bool = False  # a forecast for a live task; never the cause of an ended one
 
     @property
     def summary(self) -> str:

@@ -8,6 +8,7 @@ rule, so it is never called failed."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,7 +102,7 @@ def _causes(logs: LogFacts, facts: TaskFacts, stage: str) -> list[Cause]:
     found = []
     for rule in sorted(RULES, key=lambda r: r.rank):
         bucket = logs.hits.get(rule.id)
-        if not bucket:
+        if not bucket or (rule.early_only and stage == ENDED):
             continue
         # The latest job's hit explains the end; the bucket's first hit otherwise.
         hit = bucket.by_job[max(bucket.by_job, key=int)] if bucket.by_job else bucket.hits[0]
@@ -109,6 +110,12 @@ def _causes(logs: LogFacts, facts: TaskFacts, stage: str) -> list[Cause]:
             Cause(rule, hit, bucket.count, rule.cause(hit, facts), rule.fix(hit, facts), stage)
         )
     return found
+
+
+def _ended_by(causes: Sequence[Cause], tries: Attempts) -> bool:
+    """A line printed as the job ends, in the latest job's logs (or in logs of no job)."""
+    latest = tries.jobs[-1] if tries.jobs else None
+    return any(c.rule.ends_job and c.hit.job in (None, latest) for c in causes)
 
 
 def _resume(facts: TaskFacts) -> str:
@@ -180,10 +187,10 @@ def triage_task(
     t.attempts = attempts(facts, logs, BY_ID)
     if state in FINISHED_STATES:
         return t
-    if state in LIVE_STATES:
+    causes = _causes(logs, facts, ENDED)
+    if state in LIVE_STATES and not _ended_by(causes, t.attempts):
         t.warnings = [c for c in _causes(logs, facts, LIVE) if c.rule.live]
         return t
-    causes = _causes(logs, facts, ENDED)
     if causes:
         t.cause, t.also = causes[0], causes[1:]
     decide(t)

@@ -57,6 +57,7 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=90,
+    ends_job=True,
     # A cancel is slurm-cancelled's (nothing to fix); this rule is for a failed job.
     applies=lambda hit, facts: not hit.groups.get("state", "").startswith("CANCELLED"),
 )

@@ -107,4 +107,5 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=30,
+    ends_job=True,
 )

@@ -59,4 +59,5 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=12,
+    ends_job=True,
 )

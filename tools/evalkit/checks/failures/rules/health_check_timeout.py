@@ -87,4 +87,5 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=40,
+    ends_job=True,
 )

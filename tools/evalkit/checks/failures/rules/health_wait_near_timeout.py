@@ -82,6 +82,7 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     live=True,
+    early_only=True,
     rank=45,
     applies=near,
 )

@@ -70,4 +70,5 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=13,
+    ends_job=True,
 )

@@ -52,4 +52,5 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=12,
+    ends_job=True,
 )

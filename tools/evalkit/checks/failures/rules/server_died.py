@@ -53,4 +53,5 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=60,
+    ends_job=True,
 )

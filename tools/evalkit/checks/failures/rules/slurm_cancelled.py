@@ -42,4 +42,5 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=85,
+    ends_job=True,
 )

@@ -50,4 +50,5 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=14,
+    ends_job=True,
 )

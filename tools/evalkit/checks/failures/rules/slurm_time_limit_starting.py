@@ -66,5 +66,6 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=35,
+    ends_job=True,
     applies=starting,
 )
