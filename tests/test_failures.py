@@ -425,3 +425,24 @@ def test_the_scanner_reads_only_what_was_appended(tmp_path):
     assert bucket.count == 2 and [h.line for h in bucket.hits] == [2, 3]
     client.write_text(line)  # replaced by a rerun: counted afresh
     assert scanner.refresh(logs).hits["model-name-404"].count == 1
+
+
+def test_rollouts_exit_is_named_with_the_bootstrap_line(tmp_path, cli):
+    # recipes/examples/gym/example_mrcr.yaml:254, the bootstrap's own report.
+    logs = {"client-4100001.log": "gym bootstrap: ng_e2e_collect_rollouts exited with 1\n"}
+    task = dead_task(tmp_path, logs, jobs=["4100001"])
+    _, doc = triage_of(cli, task)
+    assert doc["triage"]["cause"]["id"] == "gym-rollouts-exited"
+    assert doc["triage"]["cause"]["resubmit_can_succeed"] is False
+
+
+def test_values_a_cause_repeats_are_redacted(tmp_path, cli):
+    token = "hf_" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7"
+    url = f"https://huggingface.co/nvidia/Gated/resolve/main/config.json?token={token}"
+    logs = {"server-0-4100001-0.log": f"Cannot access gated repo for url {url}.\n"}
+    task = dead_task(tmp_path, logs, jobs=["4100001"])
+    code, out, err = cli("status", task, "--stale-after", "600")
+    assert "why it ended: hf-gated-repo" in out
+    assert token not in out
+    _, doc = triage_of(cli, task)
+    assert token not in json.dumps(doc)

@@ -56,7 +56,7 @@ def status_ending(statuses: Sequence[Any]) -> str:
     triaged = [t for s in statuses if (t := getattr(s, "triage", None)) is not None and t.next]
     mine = {t.path for t in triaged}
     stopping = [s for s in statuses if s.stop and s.path not in mine]
-    steps: list[str] = triage_steps(triaged)
+    steps: list[str] = triage_steps(triaged, named=len(statuses) > 1)
     if stopping:
         alive = [s for s in stopping if s.state != FAILED]  # a failed job has ended
         steps += _kill(alive, statuses) if alive else []

@@ -57,12 +57,13 @@ def triage_lines(t: Any) -> list[str]:
     return lines
 
 
-def triage_steps(triages: Sequence[Any]) -> list[str]:
-    """The next commands of the tasks with a cause or an early stop, in task order."""
+def triage_steps(triages: Sequence[Any], named: bool = False) -> list[str]:
+    """The next commands of the tasks with a cause, in task order (NAMED: each prefixed
+    with its task, when the run has several)."""
     steps: list[str] = []
     for t in triages:
         if t is None:
             continue
         for step in t.next:
-            steps.append(f"{t.task}: {step}" if len(triages) > 1 else step)
+            steps.append(f"{t.task}: {step}" if named else step)
     return steps

@@ -19,7 +19,7 @@ from evalkit.checks.failures.model import FailureRule, Hit
 from evalkit.errors import InputError
 from evalkit.inputs import MAX_LINE_BYTES
 from evalkit.runs.tail import Tail
-from evalkit.secrets.quote import quote
+from evalkit.secrets.quote import quote, redact_quoted
 
 MAX_HITS = 3  # lines kept per rule and file; the count covers the rest
 # The job id in nel 0.2.6 log names (executors/slurm/executor.py): slurm-%A.log,
@@ -91,7 +91,9 @@ def _feed(
             bucket.count += 1
             fresh = job is not None and job not in bucket.by_job
             if len(bucket.hits) < MAX_HITS or fresh:
-                groups = {k: v for k, v in match.groupdict().items() if v is not None}
+                # Values a fix or a cause repeats (a URL, a path, a model name) are
+                # redacted like the quoted line.
+                groups = {k: redact_quoted(v) for k, v in match.groupdict().items() if v}
                 hit = Hit(rule.id, name, line_no, quote(line), groups, job)
                 if len(bucket.hits) < MAX_HITS:
                     bucket.hits.append(hit)
