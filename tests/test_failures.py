@@ -242,6 +242,8 @@ def test_time_limits_while_starting_are_the_drain_loop(tmp_path, cli):
     triage = doc["triage"]
     assert triage["cause"]["id"] == "time-limit-while-starting"
     assert triage["verdict"].startswith("do not resubmit")
+    # run.sub's own job name (#SBATCH --job-name): its queued follow-up is cancelled first.
+    assert triage["next"][0].startswith("scancel --name=x-nemo-evaluator-launcher.nemo_gym.0")
     (fix,) = triage["cause"]["fix"]
     # run.sub asks 04:00:00 on 4 nodes x 4 GPUs: twice that, 16 GPUs x 8 h a job.
     assert (fix["key"], fix["value"]) == ("execution.walltime", "08:00:00")

@@ -218,17 +218,25 @@ def _stubs(tmp: Path, **scripts: str) -> dict[str, str]:
 
 def health_wait_output(tmp: Path, timeout: int, server_alive: bool = True) -> str:
     """What run.sub's health wait prints when the server never answers 200: the
-    launcher's own block, bash running it, curl answering 000 and sleep returning at once."""
+    launcher's own block, bash running it, curl answering 000 and sleep returning at once
+    (shell functions, so a 14400 s wait of 2880 probes takes a moment). TMP is unused:
+    the output is the same for the same arguments, so it is made once."""
+    return _health_wait(timeout, server_alive)
+
+
+@functools.cache
+def _health_wait(timeout: int, server_alive: bool) -> str:
     from nemo_evaluator_launcher.executors.slurm import executor
 
     block = executor._get_wait_for_server_handler(
         "127.0.0.1", 8000, "/health", timeout, check_pid=True, pid_var="SERVER_PIDS"
     )
     pid = "$$" if server_alive else "2147483646"
-    script = tmp / "health.sh"
-    script.write_text(f"SERVER_PIDS=({pid})\n{block}\n")
-    env = _stubs(tmp, curl="printf 000", sleep=":", date="echo Thu Dec  3 10:20:00 UTC 2026")
-    run = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=env)
+    stubs = (
+        "curl() { printf 000; }\nsleep() { :; }\ndate() { echo 'Thu Dec  3 10:20:00 UTC 2026'; }\n"
+    )
+    script = f"{stubs}SERVER_PIDS=({pid})\n{block}\n"
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=False)
     return run.stdout
 
 

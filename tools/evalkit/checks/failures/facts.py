@@ -24,6 +24,7 @@ _MAX_WALLTIME = re.compile(r'^_max_walltime="([^"\n]{1,32})"', re.MULTILINE)
 _TIMEOUT = re.compile(r"^TIMEOUT=(\d{1,9})$", re.MULTILINE)
 _NODES = re.compile(r"^#SBATCH\s+--nodes[=\s]+(\d{1,6})", re.MULTILINE)
 _GRES = re.compile(r"^#SBATCH\s+--gres[=\s]+\S*?gpu:(?:\w+:)?(\d{1,3})", re.MULTILINE)
+_JOB_NAME = re.compile(r"^#SBATCH\s+--job-name[=\s]+(\S{1,200})", re.MULTILINE)
 _DEPLOY_CMD = re.compile(r'echo "([A-Za-z0-9+/=]{8,})" \| base64 -d > deployment_cmd\.sh')
 _RUN_SUB_BYTES = 8 * 1024 * 1024
 
@@ -92,6 +93,8 @@ def task_facts(task: TaskRun, logs: LogFacts) -> TaskFacts:
             facts.readiness_timeout = int(m.group(1))
         if m := _NODES.search(text):
             facts.nodes = int(m.group(1))
+        if m := _JOB_NAME.search(text):
+            facts.job_name = m.group(1).strip("'\"")
         if m := _GRES.search(text):
             facts.gpus_per_node = int(m.group(1))
         command = _deployment_command(text)
@@ -104,7 +107,10 @@ def task_facts(task: TaskRun, logs: LogFacts) -> TaskFacts:
     facts.loaded_files = set(logs.loaded_files)
     facts.prepare_lines = dict(logs.prepare_lines)
     facts.ok_requests = logs.ok_requests
-    facts.rollouts_written = task.rollouts_path.is_file() and task.rollouts_path.stat().st_size > 0
+    try:
+        facts.rollouts_written = task.rollouts_path.stat().st_size > 0
+    except OSError:
+        facts.rollouts_written = False
     facts.accumulated_seconds = _small_int(task.task_dir / ".accumulated_walltime")
     facts.jobs = _job_list(task.task_dir / ".slurm_job_id.list")
     return facts

@@ -93,6 +93,7 @@ class TaskFacts:
     rollouts_written: bool = False
     ok_requests: int = 0  # log lines showing an answered (200) request
     live_seconds: int | None = None  # a live task: seconds since its job started
+    job_name: str | None = None  # run.sub's #SBATCH --job-name
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,9 @@ class FailureRule:
     # has ended whatever its files' times say (a copied or synced folder has fresh ones).
     ends_job: bool = False
     early_only: bool = False  # a forecast for a live task; never the cause of an ended one
+    # run.sub's chain resumes this end (a TIMEOUT): its queued follow-up job would fail
+    # the same way, so the answer cancels it before the change.
+    chain_continues: bool = False
 
     @property
     def summary(self) -> str:

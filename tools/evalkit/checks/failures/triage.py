@@ -145,6 +145,13 @@ def decide(t: TaskTriage) -> None:
         t.verdict = "do not resubmit the same config: it fails the same way; make the change first"
     else:
         t.verdict = "the same config can succeed: nothing in it caused this"
+    if rule.chain_continues and t.facts.job_name:
+        import shlex
+
+        t.next.append(
+            f"scancel --name={shlex.quote(t.facts.job_name)}   (the follow-up job run.sub "
+            "queued would start the same way)"
+        )
     if rule.next == RESUME:
         t.next = [_resume(t.facts)]
     elif rule.next == RELAUNCH:

@@ -67,5 +67,6 @@ RULE = FailureRule(
     cause=_cause,
     rank=35,
     ends_job=True,
+    chain_continues=True,
     applies=starting,
 )
