@@ -335,6 +335,8 @@ def test_every_request_404_since_the_start_warns_early(tmp_path, cli):
     (warning,) = doc["triage"]["warnings"]
     assert warning["id"] == "model-name-404" and warning["matches"] == 5
     assert code == 1
+    assert doc["triage"]["next"][0].startswith(f"nel kill {INVOCATION}.0 ")
+    assert doc["triage"]["next"][-1] == "scripts/nel-gym.sh run --config CONFIG"
 
 
 def test_a_404_beside_answered_requests_is_not_the_cause(tmp_path, cli):
@@ -448,3 +450,14 @@ def test_values_a_cause_repeats_are_redacted(tmp_path, cli):
     assert token not in out
     _, doc = triage_of(cli, task)
     assert token not in json.dumps(doc)
+
+
+def test_a_late_health_wait_without_a_projection_is_watched_not_stopped(tmp_path, cli):
+    started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
+    # 12000 s into run.sub's 14400 s wait, no shard line to project from.
+    task = live_task(tmp_path, {"slurm-4100001.log": started}, started_ago=12000)
+    code, doc = triage_of(cli, task)
+    (warning,) = doc["triage"]["warnings"]
+    assert warning["id"] == "health-wait-near-timeout"
+    assert doc["triage"]["verdict"].startswith("watch it")
+    assert doc["triage"]["next"] == [] and code == 0

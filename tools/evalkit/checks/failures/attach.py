@@ -77,7 +77,7 @@ def add_to_document(document: dict[str, Any], triages: Sequence[TaskTriage]) -> 
 def exit_code(triages: Sequence[TaskTriage]) -> int:
     """1 when a live task shows a signature, or an ended one has a cause that is no
     resume event or has repeated."""
-    stop = any(t.warnings for t in triages) or any(
+    stop = any(t.warnings and t.next for t in triages) or any(
         t.cause is not None and (not t.cause.rule.resubmit or t.attempts.exhausted) for t in triages
     )
     return 1 if stop else 0

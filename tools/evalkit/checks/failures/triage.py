@@ -118,6 +118,28 @@ def _ended_by(causes: Sequence[Cause], tries: Attempts) -> bool:
     return any(c.rule.ends_job and c.hit.job in (None, latest) for c in causes)
 
 
+def warn_early(t: TaskTriage) -> None:
+    """A live task whose signature will end it: stop the job now, make the change, then
+    relaunch (nel 0.2.6 `nel kill ID` takes `<invocation>.<n>` for task `<name>.<n>`)."""
+    if not t.warnings:
+        return
+    first = t.warnings[0]
+    if first.rule.early_only and not first.changes:  # late, but no projection says it fails
+        t.verdict = (
+            "watch it: the health wait runs out soon; if it gives up, raise "
+            "execution.endpoint_readiness_timeout before relaunching"
+        )
+        return
+    inv = t.facts.invocation_id or "<invocation id>"
+    job = f"{inv}.{t.facts.job_index}" if t.facts.job_index else inv
+    t.verdict = "stop it now: it will not succeed as configured; make the change first"
+    t.next = [f"nel kill {job}   (on the machine that ran `nel run`; cancels the Slurm job)"]
+    for n, change in enumerate(first.changes):
+        if n == 0 or change.joint:
+            t.next.append(f"change in CONFIG: {change.key}: {change.value}")
+    t.next.append(relaunch_command(t.facts))
+
+
 def _resume(facts: TaskFacts) -> str:
     inv = facts.invocation_id or "<invocation id>"
     return f"nel resume {inv}"
@@ -197,6 +219,7 @@ def triage_task(
     causes = _causes(logs, facts, ENDED)
     if state in LIVE_STATES and not _ended_by(causes, t.attempts):
         t.warnings = [c for c in _causes(logs, facts, LIVE) if c.rule.live]
+        warn_early(t)
         return t
     if causes:
         t.cause, t.also = causes[0], causes[1:]
