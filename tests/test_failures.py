@@ -63,6 +63,8 @@ def test_kv_cache_too_small_names_the_estimate_and_the_topology(tmp_path, cli):
     ]
     assert doc["state"] == "failed"
     assert doc["triage"]["next"][-1] == "scripts/nel-gym.sh run --config CONFIG"
+    _, out = text_of(cli, task)
+    assert "status: stop and fix" in out
     assert "do not resubmit" in doc["triage"]["verdict"]
 
 

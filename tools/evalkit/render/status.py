@@ -8,7 +8,7 @@ from typing import Any
 from evalkit.render.outcomes import failure_lines, summary_line
 from evalkit.render.report import bar
 from evalkit.render.status_next import status_ending
-from evalkit.render.triage import triage_lines
+from evalkit.render.triage import says_stop, triage_lines
 from evalkit.status.monitor import RESUME, STOP, WATCH, duration
 
 _MARK = {STOP: "[STOP]", WATCH: "[warn]", RESUME: "[resume]"}
@@ -58,6 +58,6 @@ def render(statuses: Sequence[Any]) -> str:
         for line in failure_lines(outcomes):
             lines.append(f"  {line}" if line.startswith("note: ") else f"  run failure: {line}")
         lines += triage_lines(getattr(s, "triage", None))
-    stop = any(s.stop for s in statuses)
+    stop = any(s.stop or says_stop(getattr(s, "triage", None)) for s in statuses)
     lines.append("status: stop and fix" if stop else "status: ok")
     return "\n".join(lines) + "\n" + status_ending(statuses)

@@ -57,6 +57,11 @@ def triage_lines(t: Any) -> list[str]:
     return lines
 
 
+def says_stop(t: Any) -> bool:
+    """A live task's signature that will end it: the answer is to stop it now."""
+    return bool(t is not None and t.warnings and t.next)
+
+
 def triage_steps(triages: Sequence[Any], named: bool = False) -> list[str]:
     """The next commands of the tasks with a cause, in task order (NAMED: each prefixed
     with its task, when the run has several)."""
