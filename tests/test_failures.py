@@ -62,7 +62,7 @@ def test_kv_cache_too_small_names_the_estimate_and_the_topology(tmp_path, cli):
         ("deployment.command", "--tensor-parallel-size 8"),
     ]
     assert doc["state"] == "failed"
-    assert doc["triage"]["next"][-1] == "scripts/nel-gym.sh run --config CONFIG"
+    assert doc["triage"]["next"][-1] == "scripts/nel-gym.sh run --config configs/mrcr_1m.yaml"
     _, out = text_of(cli, task)
     assert "status: stop and fix" in out
     assert "do not resubmit" in doc["triage"]["verdict"]
@@ -123,7 +123,11 @@ def test_text_answer_ends_with_the_next_command(tmp_path, cli):
     code, out = text_of(cli, task)
     assert "why it ended: vllm-kv-cache-too-small" in out
     assert "evidence: logs/server-0-4100001-0.log:2:" in out
-    assert out.rstrip().splitlines()[-1].endswith("scripts/nel-gym.sh run --config CONFIG")
+    assert (
+        out.rstrip()
+        .splitlines()[-1]
+        .endswith("scripts/nel-gym.sh run --config configs/mrcr_1m.yaml")
+    )
 
 
 @pytest.mark.parametrize("rule_id", sorted(LINES))
@@ -169,7 +173,7 @@ def test_each_signature_class_gets_its_cause_and_next_command(tmp_path, cli, rul
         assert triage["next"] == [f"nel resume {INVOCATION}"]
     else:
         assert triage["cause"]["fix"], "a config change is named"
-        assert triage["next"][-1].startswith("scripts/nel-gym.sh run --config CONFIG")
+        assert triage["next"][-1].startswith("scripts/nel-gym.sh run --config configs/mrcr_1m.yaml")
 
 
 def test_oom_while_loading_doubles_the_tensor_parallelism(tmp_path, cli):
@@ -225,8 +229,8 @@ def test_three_identical_failures_say_do_not_resubmit(tmp_path, cli):
     assert triage["verdict"].startswith("do not resubmit: the last 3 attempts ended the same way")
     # The change instead, then the relaunch.
     assert triage["next"] == [
-        "change in CONFIG: execution.endpoint_readiness_timeout: 20",
-        "scripts/nel-gym.sh run --config CONFIG",
+        "change in configs/mrcr_1m.yaml: execution.endpoint_readiness_timeout: 20",
+        "scripts/nel-gym.sh run --config configs/mrcr_1m.yaml",
     ]
     _, out = text_of(cli, task)
     assert "attempts: 3 Slurm jobs (4100001, 4100002, 4100003); the last 3 ended by" in out
@@ -338,7 +342,7 @@ def test_every_request_404_since_the_start_warns_early(tmp_path, cli):
     assert warning["id"] == "model-name-404" and warning["matches"] == 5
     assert code == 1
     assert doc["triage"]["next"][0].startswith(f"nel kill {INVOCATION}.0 ")
-    assert doc["triage"]["next"][-1] == "scripts/nel-gym.sh run --config CONFIG"
+    assert doc["triage"]["next"][-1] == "scripts/nel-gym.sh run --config configs/mrcr_1m.yaml"
 
 
 def test_a_404_beside_answered_requests_is_not_the_cause(tmp_path, cli):

@@ -24,6 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 INVOCATION = "0123456789abcdef"
 INVOCATION_DIR = f"20261203_101500-{INVOCATION}"
 CONFIG = REPO / "recipes/examples/gym/example_mrcr.yaml"
+USER_CONFIG = "configs/mrcr_1m.yaml"
 
 # rule id -> (log file, lines, source). Written exactly as the source formats them.
 LINES: dict[str, tuple[str, list[str], str]] = {
@@ -203,7 +204,8 @@ def rendered_run_sub() -> str:
         r'NEL_INVOCATION_ID="[0-9a-f]{16}"', f'NEL_INVOCATION_ID="{INVOCATION}"', script
     )
     script = re.sub(r"(\$\{[A-Z0-9_]+?)_[0-9a-f]{4}_([A-Z0-9_]+\})", r"\1_0000_\2", script)
-    return script.replace(f"{REPO}/", "")
+    # The run stands for a user's copy of the example, launched as configs/mrcr_1m.yaml.
+    return script.replace(str(CONFIG.resolve()), USER_CONFIG).replace(f"{REPO}/", "")
 
 
 def _stubs(tmp: Path, **scripts: str) -> dict[str, str]:

@@ -17,6 +17,7 @@ from evalkit.errors import InputError
 from evalkit.inputs import read_bytes
 from evalkit.runs.jobtimes import walltime_from_run_sub
 from evalkit.runs.layout import TaskRun
+from evalkit.secrets.quote import redact_quoted
 
 _INVOCATION = re.compile(r"-([0-9a-f]{8,16})$")
 _INDEX = re.compile(r"\.(\d+)$")
@@ -25,6 +26,9 @@ _TIMEOUT = re.compile(r"^TIMEOUT=(\d{1,9})$", re.MULTILINE)
 _NODES = re.compile(r"^#SBATCH\s+--nodes[=\s]+(\d{1,6})", re.MULTILINE)
 _GRES = re.compile(r"^#SBATCH\s+--gres[=\s]+\S*?gpu:(?:\w+:)?(\d{1,3})", re.MULTILINE)
 _JOB_NAME = re.compile(r"^#SBATCH\s+--job-name[=\s]+(\S{1,200})", re.MULTILINE)
+# run.sub echoes the resolved config as comments; its metadata holds the launch command
+# (nel 0.2.6: `metadata.launcher_command`).
+_LAUNCHED = re.compile(r"^#\s+launcher_command: nel run --config (\S{1,1000})", re.MULTILINE)
 _DEPLOY_CMD = re.compile(r'echo "([A-Za-z0-9+/=]{8,})" \| base64 -d > deployment_cmd\.sh')
 _RUN_SUB_BYTES = 8 * 1024 * 1024
 
@@ -93,6 +97,8 @@ def task_facts(task: TaskRun, logs: LogFacts) -> TaskFacts:
             facts.readiness_timeout = int(m.group(1))
         if m := _NODES.search(text):
             facts.nodes = int(m.group(1))
+        if m := _LAUNCHED.search(text):
+            facts.config_path = redact_quoted(m.group(1))
         if m := _JOB_NAME.search(text):
             facts.job_name = m.group(1).strip("'\"")
         if m := _GRES.search(text):

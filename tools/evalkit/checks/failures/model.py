@@ -94,6 +94,7 @@ class TaskFacts:
     ok_requests: int = 0  # log lines showing an answered (200) request
     live_seconds: int | None = None  # a live task: seconds since its job started
     job_name: str | None = None  # run.sub's #SBATCH --job-name
+    config_path: str | None = None  # the --config of the `nel run` that launched it
 
 
 @dataclass(frozen=True)

@@ -136,7 +136,7 @@ def warn_early(t: TaskTriage) -> None:
     t.next = [f"nel kill {job}   (on the machine that ran `nel run`; cancels the Slurm job)"]
     for n, change in enumerate(first.changes):
         if n == 0 or change.joint:
-            t.next.append(f"change in CONFIG: {change.key}: {change.value}")
+            t.next.append(f"change in {config_name(t.facts)}: {change.key}: {change.value}")
     t.next.append(relaunch_command(t.facts))
 
 
@@ -145,11 +145,19 @@ def _resume(facts: TaskFacts) -> str:
     return f"nel resume {inv}"
 
 
+def config_name(facts: TaskFacts) -> str:
+    """The config that launched the run (run.sub's launcher_command), else CONFIG."""
+    import shlex
+
+    return shlex.quote(facts.config_path) if facts.config_path else "CONFIG"
+
+
 def relaunch_command(facts: TaskFacts) -> str:
     """The launch command, run after the change is written into the config (an `-o`
     override would leave the file wrong for the next launch, and Hydra reads a value such
     as 11:00:00 by its own grammar)."""
-    return "scripts/nel-gym.sh run --config CONFIG" if facts.gym else "nel run --config CONFIG"
+    launcher = "scripts/nel-gym.sh run" if facts.gym else "nel run"
+    return f"{launcher} --config {config_name(facts)}"
 
 
 def decide(t: TaskTriage) -> None:
@@ -179,7 +187,7 @@ def decide(t: TaskTriage) -> None:
     elif rule.next == RELAUNCH:
         for n, change in enumerate(cause.changes):
             if n == 0 or change.joint:
-                t.next.append(f"change in CONFIG: {change.key}: {change.value}")
+                t.next.append(f"change in {config_name(t.facts)}: {change.key}: {change.value}")
         t.next.append(relaunch_command(t.facts))
     elif rule.next == NONE:
         t.next = []
