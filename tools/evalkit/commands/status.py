@@ -31,6 +31,13 @@ judge_error, endpoint_error), the same counts the report draws; a task off NeMo 
 shows its run-level failures (no results.yml, failed requests, truncation, retries and
 "maximum context length" lines in the client log).
 
+A task that ended without a valid result gets its cause from the failure signatures
+(checks/failures, references/failures.md): the evidence (log file and line, redacted),
+whether the same config can succeed, the fix as a config change, the attempts counted
+from the job logs ("do not resubmit" when the same failure repeats), and the next
+command with the run's ids. --sacct/--squeue add Slurm's view and say where it and the
+logs disagree.
+
 --watch N refreshes every N seconds until every task has ended, reading only what was
 appended since the previous refresh. A task stopped by its walltime is awaiting_resume
 (run.sub queued the job that resumes it) and is watched until that job starts.
@@ -40,6 +47,7 @@ EXAMPLES = """\
   evalkit status runs/20261130_101500-0123456789abcdef
   evalkit status runs/20261130_101500-0123456789abcdef/nemo_gym.0 --watch 60
   evalkit status runs/canary/nemo_gym.0 --format json
+  evalkit status runs/20261130_101500-0123456789abcdef --sacct sacct.txt --squeue squeue.txt
 """
 FORMATS = ("text", "json")
 
@@ -59,6 +67,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="expected number of rollouts (overrides the variant and ++limit counts)",
     )
     parser.add_argument(
+        "--sacct",
+        metavar="FILE",
+        help="sacct output to read beside the logs (-P --format=JobID,State,ExitCode,Elapsed "
+        "or the default table); says where Slurm and the logs disagree",
+    )
+    parser.add_argument("--squeue", metavar="FILE", help="squeue output (the default table)")
+    parser.add_argument(
         "--stale-after",
         type=positive_float,
         default=1200.0,
@@ -71,28 +86,33 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import time
 
+    from evalkit.checks.failures import attach
     from evalkit.render.report import write_json
     from evalkit.render.status import render
     from evalkit.status import RunMonitor, document, ended, exit_code
 
+    slurm = attach.slurm_rows(args.sacct, args.squeue)
     monitor = RunMonitor(args.run, args.expected, args.stale_after)
+    triager = attach.Triager([m.task for m in monitor.tasks], slurm)
     if args.watch is None:
         statuses = monitor.refresh(time.time())
+        triages = triager.refresh(statuses)  # why a task ended (checks/failures)
         if args.format == "json":
-            write_json(document(statuses))
+            write_json(attach.add_to_document(document(statuses), triages))
         else:
             sys.stdout.write(render(statuses))
-        return exit_code(statuses)
+        return max(exit_code(statuses), attach.exit_code(triages))
 
     in_place = args.format == "text" and sys.stdout.isatty()
     while True:
         statuses = monitor.refresh(time.time())
+        triages = triager.refresh(statuses)
         if args.format == "json":
-            write_json(document(statuses), indent=None)  # one line per frame
+            write_json(attach.add_to_document(document(statuses), triages), indent=None)
         else:
             # A terminal gets the frame redrawn in place; a pipe or file gets each frame.
             sys.stdout.write(("\x1b[H\x1b[2J" if in_place else "\n") + render(statuses))
         sys.stdout.flush()
         if ended(statuses):
-            return exit_code(statuses)
+            return max(exit_code(statuses), attach.exit_code(triages))
         time.sleep(args.watch)

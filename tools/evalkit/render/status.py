@@ -9,6 +9,7 @@ from evalkit.render.inert import one_line
 from evalkit.render.outcomes import failure_lines, summary_line
 from evalkit.render.report import bar
 from evalkit.render.status_next import status_ending
+from evalkit.render.triage import says_stop, triage_lines
 from evalkit.status.monitor import RESUME, STOP, WATCH, duration
 
 _MARK = {STOP: "[STOP]", WATCH: "[warn]", RESUME: "[resume]"}
@@ -57,7 +58,8 @@ def render(statuses: Sequence[Any]) -> str:
             lines.append(f"  outcomes: {summary_line(outcomes)}")
         for line in failure_lines(outcomes):
             lines.append(f"  {line}" if line.startswith("note: ") else f"  run failure: {line}")
-    stop = any(s.stop for s in statuses)
+        lines += triage_lines(getattr(s, "triage", None))
+    stop = any(s.stop or says_stop(getattr(s, "triage", None)) for s in statuses)
     lines.append("status: stop and fix" if stop else "status: ok")
     # each line holds run data (task names, quoted log lines): printed on one line each
     return "\n".join(one_line(line) for line in lines) + "\n" + status_ending(statuses)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evalkit.render.endings import checked_line, ending, fix_line, quote
+from evalkit.render.triage import triage_steps
 from evalkit.status.cancel import RESUME_FILES, job_label
 from evalkit.status.monitor import FAILED, FINISHED, RESUME, STOP
 
@@ -54,8 +55,11 @@ def status_ending(statuses: Sequence[Any]) -> str:
         checked_line(s.checked, f"checks on {s.task}" if len(statuses) > 1 else "checks")
         for s in statuses
     ]
-    stopping = [s for s in statuses if s.stop]
-    steps: list[str] = []
+    # A task whose cause the failure signatures named gets their next command instead.
+    triaged = [t for s in statuses if (t := getattr(s, "triage", None)) is not None and t.next]
+    mine = {t.path for t in triaged}
+    stopping = [s for s in statuses if s.stop and s.path not in mine]
+    steps: list[str] = triage_steps(triaged, named=len(statuses) > 1)
     if stopping:
         alive = [s for s in stopping if s.state != FAILED]  # a failed job has ended
         steps += _kill(alive, statuses) if alive else []
@@ -80,7 +84,7 @@ def status_ending(statuses: Sequence[Any]) -> str:
             "every job of the invocation)"
         )
     for s in statuses:
-        if s.stop:
+        if s.stop or s.path in mine:
             continue
         resume = [w for w in s.warnings if w.kind == RESUME]
         if resume:

@@ -1,0 +1,127 @@
+"""`evalkit status --sacct/--squeue`: Slurm's own view beside the task's logs, and bad
+input (a malformed sacct file) as one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers.failure_logs import dead_task, signature_logs
+
+pytestmark = pytest.mark.launcher
+
+
+@pytest.fixture
+def cli(run_cli, capsys):
+    """run_cli, after dropping what the launcher's dry-run (rendering run.sub) logged."""
+
+    def _run(*argv):
+        capsys.readouterr()
+        return run_cli(*argv)
+
+    return _run
+
+
+def triage_of(cli, task, *extra):
+    code, out, err = cli("status", task, "--format", "json", "--stale-after", "600", *extra)
+    assert err == "", err
+    return code, json.loads(out)["tasks"][0]
+
+
+# ------------------------------------------------------------------ SLURM's view
+# Shapes from Slurm's sacct(1) and squeue(1) manual pages (`-P` joins fields with |, the
+# default table is padded columns under a line of dashes, a cut value ends in +); the
+# rows themselves are made up.
+SACCT_P = """JobID|State|ExitCode|Elapsed
+4100001|TIMEOUT|0:0|04:00:12
+4100001.batch|CANCELLED|0:15|04:00:14
+4100001.extern|COMPLETED|0:0|04:00:12
+4100001.0|CANCELLED|0:15|04:00:10
+"""
+SACCT_TABLE = """JobID           JobName  Partition    Account  AllocCPUS      State ExitCode
+------------ ---------- ---------- ---------- ---------- ---------- --------
+4100001      x-nemo-ev+      batch          x        128 OUT_OF_ME+    0:125
+4100001.bat+      batch                     x        128 OUT_OF_ME+    0:125
+4100001.ext+     extern                     x        128  COMPLETED      0:0
+"""
+SQUEUE = """             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)
+           4100002     batch x-nemo-e  evalkit PD       0:00      4 (Dependency)
+"""
+
+
+def test_sacct_agreeing_with_the_logs_adds_its_line(tmp_path, cli):
+    task = dead_task(tmp_path, signature_logs("slurm-time-limit"), jobs=["4100001"])
+    (tmp_path / "sacct.txt").write_text(SACCT_P)
+    (tmp_path / "squeue.txt").write_text(SQUEUE)
+    _, doc = triage_of(
+        cli, task, "--sacct", tmp_path / "sacct.txt", "--squeue", tmp_path / "squeue.txt"
+    )
+    slurm = doc["triage"]["slurm"]
+    assert slurm[0].startswith(
+        "job 4100001: TIMEOUT exit 0:0 elapsed 04:00:12 (sacct, sacct.txt:2)"
+    )
+    assert not any(line.startswith("disagree") for line in slurm)
+    assert any("4100002 is PENDING (Dependency): the follow-up run.sub queued" in s for s in slurm)
+
+
+def test_sacct_names_the_cause_the_logs_lack(tmp_path, cli):
+    task = dead_task(tmp_path, {"client-4100001.log": "starting\n"}, jobs=["4100001"])
+    (tmp_path / "sacct.txt").write_text(SACCT_TABLE)
+    _, doc = triage_of(cli, task, "--sacct", tmp_path / "sacct.txt")
+    cause = doc["triage"]["cause"]
+    assert cause["id"] == "slurm-host-oom"
+    assert cause["evidence"]["file"] == "sacct.txt" and cause["evidence"]["line"] == 3
+    assert cause["fix"][0]["key"] == "execution.sbatch_extra_flags.mem"
+
+
+def test_sacct_disagreeing_with_the_logs_says_so(tmp_path, cli):
+    task = dead_task(tmp_path, signature_logs("vllm-kv-cache-too-small"), jobs=["4100001"])
+    (tmp_path / "sacct.txt").write_text(SACCT_P)
+    _, doc = triage_of(cli, task, "--sacct", tmp_path / "sacct.txt")
+    (disagree,) = [s for s in doc["triage"]["slurm"] if s.startswith("disagree")]
+    assert "ended TIMEOUT, the logs show vllm-kv-cache-too-small" in disagree
+    assert doc["triage"]["cause"]["id"] == "vllm-kv-cache-too-small"
+
+
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("JobID|State|ExitCode\n4100001|TIMEOUT\n", ":2:"),
+        ("JobID|State|ExitCode\n4100001|EXPLODED|0:0\n", ":2:"),
+        ("JobID|State|ExitCode\nabc|FAILED|1:0\n", ":2:"),
+        ("JobID|State|ExitCode\n4100001|FAILED|one\n", ":2:"),
+        ("\x00\x01binary", ""),
+    ],
+    ids=["short-row", "bad-state", "bad-id", "bad-exit", "binary"],
+)
+def test_malformed_sacct_is_one_line_and_exit_2(tmp_path, run_cli, text, where):
+    task = dead_task(tmp_path, signature_logs("slurm-time-limit"), jobs=["4100001"])
+    bad = tmp_path / "sacct.txt"
+    bad.write_text(text)
+    before = bad.read_bytes()
+    code, out, err = run_cli("status", task, "--sacct", bad)
+    assert code == 2 and out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "sacct.txt" in lines[0] and where in lines[0]
+    assert "Traceback" not in err and bad.read_bytes() == before
+
+
+def test_slurm_tables_parse_the_cut_values():
+    import tempfile
+    from pathlib import Path
+
+    from evalkit.checks.failures.slurmtext import read_sacct, read_squeue
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "t.txt"
+        p.write_text(SACCT_TABLE)
+        rows = read_sacct(p)
+        assert [(r.job, r.step, r.base_state, r.exit_code) for r in rows] == [
+            ("4100001", None, "OUT_OF_MEMORY", "0:125"),
+            ("4100001", "bat", "OUT_OF_MEMORY", "0:125"),
+            ("4100001", "ext", "COMPLETED", "0:0"),
+        ]
+        p.write_text(SQUEUE)
+        (row,) = read_squeue(p)
+        assert (row.job, row.state, row.reason) == ("4100002", "PENDING", "Dependency")

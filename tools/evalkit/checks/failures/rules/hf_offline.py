@@ -1,0 +1,55 @@
+"""A Hugging Face download was needed but the job runs offline.
+
+## What it does
+Finds huggingface_hub's offline errors: `Cannot find the requested files in the disk
+cache and outgoing traffic has been disabled` and `Cannot find an appropriate cached
+snapshot folder ... outgoing traffic has been disabled` (LocalEntryNotFoundError).
+
+## Why is this bad
+`HF_HUB_OFFLINE=1` (or no network on the compute nodes) and a cache without the files:
+the same config fails the same way every time.
+
+## Fix
+Download the files into the cache the job mounts before launching
+(`deployment.cache_path`, or `HF_HOME` in `deployment.env_vars`), or point
+`deployment.checkpoint_path` at a local copy; unset HF_HUB_OFFLINE only where the nodes
+can reach the Hub.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evalkit.checks.failures.model import RELAUNCH, Change, FailureRule, Hit, Source, TaskFacts
+
+ID = "hf-offline"
+
+
+def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
+    return [
+        Change(
+            "deployment.checkpoint_path",
+            "<a local copy on shared storage>",
+            "or pre-fill the mounted HF cache (deployment.cache_path) with the files",
+        )
+    ]
+
+
+def _cause(hit: Hit, facts: TaskFacts) -> str:
+    return "a Hugging Face download was needed, but the job runs offline and the cache lacks it"
+
+
+RULE = FailureRule(
+    id=ID,
+    name="offline without the files",
+    doc=__doc__,
+    source=Source("huggingface_hub", "1.33.0", "huggingface_hub/file_download.py", 1945),
+    needle="outgoing traffic has been disabled",
+    pattern=re.compile(r"outgoing traffic has been disabled"),
+    logs=("slurm-", "client-", "server-"),
+    resubmit=False,
+    next=RELAUNCH,
+    fix=_fix,
+    cause=_cause,
+    rank=11,
+)

@@ -1,0 +1,54 @@
+"""The job ran out of host memory: Slurm's cgroup killed a process.
+
+## What it does
+Finds slurmstepd's `Detected N oom-kill event(s) in StepId=...: Some of your processes
+may have been killed by the cgroup out-of-memory handler.` (sacct says OUT_OF_MEMORY).
+
+## Why is this bad
+Host RAM, not GPU memory: loading a large checkpoint, or a client holding every
+rollout, passes the job's memory limit. The same config fails the same way on the
+same nodes.
+
+## Fix
+Ask for the node's whole memory (`execution.sbatch_extra_flags.mem: "0"`) or nodes
+with more; fewer client workers (`parallelism`/`num_concurrent`) for a client-side
+kill.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evalkit.checks.failures.model import RELAUNCH, Change, FailureRule, Hit, Source, TaskFacts
+
+ID = "slurm-host-oom"
+
+
+def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
+    return [
+        Change("execution.sbatch_extra_flags.mem", "0", "sbatch --mem=0: all of each node's memory")
+    ]
+
+
+def _cause(hit: Hit, facts: TaskFacts) -> str:
+    step = hit.groups.get("step", "")
+    return f"Slurm's cgroup killed a process for host memory{f' in {step}' if step else ''}"
+
+
+RULE = FailureRule(
+    id=ID,
+    name="host out of memory",
+    doc=__doc__,
+    source=Source("slurm", ">=22.05", "src/plugins/task/cgroup/task_cgroup_memory.c"),
+    needle="oom-kill event",
+    pattern=re.compile(
+        r"Detected \d+ oom-kill event\(s\) in (?P<step>\S{1,80}?)(?: cgroup)?\. Some of your"
+    ),
+    logs=("slurm-", "client-", "server-", "proxy-"),
+    resubmit=False,
+    next=RELAUNCH,
+    fix=_fix,
+    cause=_cause,
+    rank=14,
+    ends_job=True,
+)

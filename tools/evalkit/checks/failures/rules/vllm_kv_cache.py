@@ -1,0 +1,82 @@
+"""vLLM refused to start: one request at max_model_len needs more KV cache than is left.
+
+## What it does
+Finds vLLM's startup check `To serve at least one request with the model's max seq len
+(N), (X GiB KV cache is needed, which is larger than the available KV cache memory (Y
+GiB)` in the server logs, with the longest context that fits when vLLM estimates it.
+
+## Why is this bad
+The server exits before it answers `/health`; run.sub's health wait then reports the
+server process died. The same config fails the same way every time.
+
+## Fix
+Lower `--max-model-len` to the estimate vLLM printed (if the benchmark allows), or give
+the KV cache more room: a larger `--tensor-parallel-size` (the factor is the ratio
+needed/available), a higher `deployment.gpu_memory_utilization`, or an FP8 KV cache
+(`--kv-cache-dtype fp8`); vLLM's flags are in `deployment.command`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from evalkit.checks.failures.model import RELAUNCH, Change, FailureRule, Hit, Source, TaskFacts
+from evalkit.checks.failures.rules._common import _int, flag_change, tp_change
+
+ID = "vllm-kv-cache-too-small"
+
+
+def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
+    g = hit.groups
+    changes = []
+    estimate = g.get("estimate")
+    if estimate:
+        changes.append(
+            flag_change(
+                "--max-model-len",
+                estimate,
+                "vLLM's own estimate of the longest context the KV cache holds "
+                "(only if the benchmark's prompts fit in it)",
+            )
+        )
+    needed, available = float(g["needed"]), float(g["available"])
+    tp = _int(facts.vllm_args.get("--tensor-parallel-size")) or 1
+    if available > 0:
+        factor = needed / available
+        new_tp = tp * 2 ** max(1, math.ceil(math.log2(factor)))
+        why = (
+            f"{needed:g} GiB needed / {available:g} GiB available = {factor:.2f}x; the KV "
+            f"room grows about with the GPUs: {tp} -> {new_tp}"
+        )
+        changes.append(tp_change(facts, new_tp, why))
+    return changes
+
+
+def _cause(hit: Hit, facts: TaskFacts) -> str:
+    g = hit.groups
+    return (
+        f"vLLM needs {g['needed']} GiB of KV cache for one request of {g['len']} tokens "
+        f"but has {g['available']} GiB, so it refused to start"
+    )
+
+
+RULE = FailureRule(
+    id=ID,
+    name="KV cache too small for max_model_len",
+    doc=__doc__,
+    source=Source("vllm", "0.26.0", "vllm/v1/core/kv_cache_utils.py", 779),
+    needle="KV cache is needed",
+    pattern=re.compile(
+        r"max seq len \((?P<len>\d+)\), \((?P<needed>[\d.]+) GiB KV cache is needed, which is "
+        r"larger than the available KV cache memory \((?P<available>[\d.]+) GiB\)\."
+        r"(?: Based on the available memory, the estimated maximum model length is "
+        r"(?P<estimate>\d+)\.)?"
+    ),
+    logs=("server-",),
+    resubmit=False,
+    next=RELAUNCH,
+    fix=_fix,
+    cause=_cause,
+    rank=10,
+)
