@@ -8,8 +8,8 @@ one bundled option of its group matches it: the directory it names holds one opt
 wants the file, not the directory), or it is the same name spelt with `-` or capitals
 (`deployment: vllm-ray` -> `vllm_ray`). Unsafe: the group's bundled values then compose
 under its key (`execution.partition: batch`, `gres: gpu:8`, ...), which the proof lets
-change because the fix owns that section. Refuses a file beside the config that could be
-meant, a group 0.2.6 does not have, and a name that matches none or several options.
+change because the fix owns that section. Refuses a group 0.2.6 does not have and a name
+that matches none or several options (the finding lists them: which one is your choice).
 """
 
 from evalkit.config.groups import bundled_groups, parse_defaults

@@ -39,7 +39,11 @@ def era_resolutions() -> dict[str, dict]:
 def _ambiguous(doc, path, name, choices, kind, source):
     era = era_resolutions().get(name)
     types = endpoint_types(name)
-    if era and era["qualified"] in choices and (kind is None or kind in types.get(era["qualified"], [kind])):
+    if (
+        era
+        and era["qualified"] in choices
+        and (kind is None or kind in types.get(era["qualified"], [kind]))
+    ):
         doc.set(path, era["qualified"])
         others = ", ".join(c for c in choices if c != era["qualified"])
         return (
