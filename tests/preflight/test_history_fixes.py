@@ -215,7 +215,7 @@ def test_the_history_data_agrees_with_the_026_catalog():
     assert history()["current"] == "0.2.6"
     for name, entry in history()["gone"].items():
         assert name not in known, name
-        for harness, seen in entry["harnesses"].items():
+        for seen in entry["harnesses"].values():
             for qualified in (q for qs in seen["successors"].values() for q in qs):
                 assert tuple(qualified.split(".", 1)) in catalog().pairs, qualified
     assert gone("mbpp")["bigcode-evaluation-harness"]["successors"]["chat"] == [
@@ -246,11 +246,17 @@ def test_the_generator_reads_successors_from_the_irs(tmp_path):
         config = {"params": {"task": inner}, "supported_endpoint_types": types}
         return {"name": name, "harness": "bigcode", "defaults": {"config": config}}
 
-    old = wheel("old.whl", {"harnesses": [{"name": "bigcode", "container": "img:1"}],
-                            "tasks": [task("mbpp", "mbpp", ["chat", "completions"])]})  # fmt: skip
-    new = wheel("new.whl", {"harnesses": [{"name": "bigcode", "container": "img:2"}],
-                            "tasks": [task("mbpp-chat", "mbpp", ["chat"]),
-                                      task("mbpp-completions", "mbpp", ["completions"])]})  # fmt: skip
+    old_tasks = [task("mbpp", "mbpp", ["chat", "completions"])]
+    new_tasks = [
+        task("mbpp-chat", "mbpp", ["chat"]),
+        task("mbpp-completions", "mbpp", ["completions"]),
+    ]
+    old = wheel(
+        "old.whl", {"harnesses": [{"name": "bigcode", "container": "img:1"}], "tasks": old_tasks}
+    )
+    new = wheel(
+        "new.whl", {"harnesses": [{"name": "bigcode", "container": "img:2"}], "tasks": new_tasks}
+    )
     found = gen.history({"0.1.0": old}, new)["gone"]["mbpp"]["harnesses"]["bigcode"]
     assert found["container"] == "img:1" and found["versions"] == ["0.1.0"]
     assert found["successors"] == {
