@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers.facts import FP8_MOE, FP8_MOE_FACTS
 
 from evalkit.checkpoint import load_checkpoint
 from evalkit.init.catalog import skill_dir, tasks
 from evalkit.preflight.runner import Options, check_file
+from helpers.facts import FP8_MOE, FP8_MOE_FACTS
 
 NVFP4 = Path(__file__).parent / "fixtures" / "init" / "nemotron3-nano-nvfp4"
 NVFP4_FACTS = {

@@ -13,9 +13,8 @@ every other unregistered name.
 
 import re
 
-from evalkit.config.yamldoc import Path
-
 from evalkit.config.vllm_cli import REASONING, REASONING_PLUGIN, choose_table
+from evalkit.config.yamldoc import Path
 from evalkit.preflight.fixes import fixer
 
 # plugin name -> the built-in name of the same parser (see the rule's Use instead).
