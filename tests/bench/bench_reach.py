@@ -48,6 +48,8 @@ ENV = {
     "WANDB_API_KEY": "dry-run-key",
     "HF_TOKEN_FOR_GPQA_DIAMOND": "hf_fixture_token",
     "HF_TOKEN_FOR_AEGIS_V2": "hf_fixture_token",
+    # the OAuth client id the AA configs' HLE judge reads (a credential, though named *_ID)
+    "OPENAI_CLIENT_ID_FOR_HLE": "dry-run-client-id",
 }
 
 

@@ -87,7 +87,8 @@ def main(argv=None) -> int:
         "# corpus_history: the launcher's own example configs, tag by tag\n\n"
         "Written by tools/dev/make_history_corpus.py (see its docstring): one file per\n"
         "example path of NVIDIA-NeMo/Evaluator, restated as keys and values. The real nel\n"
-        "0.2.6 dry-run is the oracle (tests/bench/bench_reach.py).\n\n"
+        "0.2.6 dry-run is the oracle (tests/bench/bench_reach.py, asserted by\n"
+        "tests/preflight/test_reach.py; the figures are in the repository README).\n\n"
         "| File | Tag | Commit | Path |\n|---|---|---|---|\n" + "\n".join(rows) + "\n"
     )
     (OUT / "README.md").write_text(readme, encoding="utf-8")
