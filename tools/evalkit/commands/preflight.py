@@ -273,7 +273,7 @@ def _will_fix(configs, options, select, ignore) -> tuple[set, set]:
     dry = dataclasses.replace(options, unsafe=True)
     for path in dict.fromkeys(configs):
         try:
-            outcome = fix_text(read_config(path).text, path, dry, select, ignore)
+            outcome = fix_text(read_config(path).text, path, dry, select, ignore, False)
         except EvalkitError:
             continue
         for f in outcome.fixed:  # an unsafe fix carries its choice as a note
@@ -307,7 +307,10 @@ def _ending(args, configs, options, findings, select, ignore, would_fix=(), fixe
     fix = [*configs, *inputs]
     overrides = args.overrides or ()
     if fixes is None:
-        needed = any(f.severity != "info" for f in findings)
+        from evalkit.preflight.fixes import all_fixers, unsafe_fixers
+
+        with_fixer = set(all_fixers()) | set(unsafe_fixers())
+        needed = any(f.severity != "info" and f.rule in with_fixer for f in findings)
         fixes = _will_fix(configs, options, select, ignore) if needed else (set(), set())
     safe, unsafe = fixes
     return preflight_ending(
