@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.config.task_history import gone, history
 from evalkit.preflight.fixes.engine import fix_text
 from evalkit.preflight.fixes.nel007_group_option import successor
 from evalkit.preflight.fixes.nel101_placeholder_secret import placeholder
-from evalkit.preflight.fixes.task_history import gone, history
 from evalkit.preflight.runner import Options
 
 from .conftest import FIXTURE_ENV

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import yaml
 
+from evalkit.config.task_history import endpoint_type, endpoint_types, gone, span
 from evalkit.config.tasks import refusal
 from evalkit.preflight.fixes import fixer
-from evalkit.preflight.fixes.task_history import endpoint_type, endpoint_types, gone, span
 
 RESOURCE = "nel-0.1-task-resolutions.yaml"
 

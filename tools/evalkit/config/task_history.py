@@ -18,7 +18,7 @@ RESOURCE = "nel-task-history.yaml"
 
 @lru_cache(maxsize=1)
 def history() -> dict:
-    text = (Path(__file__).resolve().parents[2] / "data" / RESOURCE).read_text("utf-8")
+    text = (Path(__file__).resolve().parents[1] / "data" / RESOURCE).read_text("utf-8")
     return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
