@@ -89,3 +89,27 @@ def test_the_card_plugin_name_is_written_as_the_builtin_with_a_comment(run_cli, 
     line = next(ln for ln in text.splitlines() if ln.strip().startswith("reasoning_parser:"))
     assert "nemotron_v3" in line and "# init: nano_v3 -> nemotron_v3" in line and "NEL313" in line
     assert "nano_v3 written as nemotron_v3" in err
+
+
+@pytest.mark.launcher
+def test_check_reports_no_error_a_fixer_could_have_prevented(run_cli, tmp_path, monkeypatch):
+    """The issue's case: MRCR 1M with the card's `nano_v3` on the vLLM 0.26.0 image. The
+    written file carries the built-in name, so `--check` finds no NEL313 and the real
+    dry-run accepts it."""
+    import json
+
+    from helpers.nel import DRY_RUN_ENV, nel_executable
+
+    for key, value in DRY_RUN_ENV.items():
+        monkeypatch.setenv(key, value)
+    facts = tmp_path / "facts.yaml"
+    facts.write_text(yaml.safe_dump({**NVFP4_FACTS, "reasoning_parser": "nano_v3"}))
+    out = tmp_path / "mrcr.yaml"
+    code, stdout, _ = run_cli(
+        "init", "mrcr-1m", "--checkpoint", NVFP4, "--facts", facts, "-o", out,
+        "--check", "--nel", nel_executable(), "--format", "json",
+    )  # fmt: skip
+    checks = json.loads(stdout)["checks"][str(out)]
+    assert [f for f in checks["preflight"] if f["severity"] == "error"] == []
+    assert checks["dry_run"]["accepted"], checks["dry_run"]
+    assert code == 0

@@ -3,7 +3,11 @@
 ## What it does
 Looks up each `evaluation.tasks[].name` that has no `container` in the launcher's own
 task catalog (an extract generated from the 0.2.6 package), the way the launcher does
-before it renders any script, and lists the qualified names to choose from.
+before it renders any script, and lists the qualified names to choose from, with the
+endpoint types each serves; for a name older launchers listed and 0.2.6 does not
+(`mbpp`, `aa_scicode`), the releases that listed it, the image the last one ran it in
+and the 0.2.6 tasks running the same container task (tools/evalkit/data/
+nel-task-history.yaml, from the launcher wheels' registries).
 
 ## Why is this bad
 The launcher stops before submission: `there are multiple tasks named 'ifeval' in the
