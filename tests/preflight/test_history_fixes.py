@@ -263,3 +263,17 @@ def test_the_generator_reads_successors_from_the_irs(tmp_path):
         "chat": ["bigcode.mbpp-chat"],
         "completions": ["bigcode.mbpp-completions"],
     }
+
+
+@pytest.mark.launcher
+def test_a_task_config_key_becomes_nemo_evaluator_config(tmp_path):
+    """0.2.3 read a task's `config` as its nemo_evaluator_config; 0.2.6 refuses the key.
+    A safe fix (the older launcher's own reading)."""
+    tasks = (
+        "    - name: simple_evals.mmlu\n"
+        "      config:\n        config:\n          params:\n            temperature: 0.6\n"
+    )
+    text = _local(tmp_path / "out", tasks, "    api_key_name: HF_TOKEN\n")
+    outcome = _refused_then_accepted(tmp_path, text, "Invalid 'evaluation' config")
+    assert [f.rule for f in outcome.fixed] == ["NEL004"] and not _notes(outcome)
+    assert "      nemo_evaluator_config:\n        config:" in outcome.text
