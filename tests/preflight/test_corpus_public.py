@@ -57,6 +57,8 @@ VERDICT = {
     "p19_v01_local_qualified_mmlu_pro": "accepted",
     "p20_v01_slurm_multinode_haproxy": "refused",
     "p21_v01_local_bare_mmlu_pro": "refused",
+    "p22_docs_faq_lepton_vllm": "refused",
+    "p23_docs_faq_slurm_vllm": "refused",
 }
 # Real disagreements found here, kept visible until evalkit handles them (reported to
 # the lead; evalkit is not changed from this test): stem -> reason.

@@ -1,5 +1,7 @@
-"""Write tools/evalkit/data/nel-0.1-task-resolutions.yaml: the harness each bare task name
-resolved to under the launcher 0.1.x, for the names 0.2.6 finds ambiguous.
+"""Write tools/evalkit/data/nel-0.1-task-resolutions.yaml (the harness each bare task name
+resolved to under the launcher 0.1.x, for the names 0.2.6 finds ambiguous) and
+tools/evalkit/data/nel-task-history.yaml (task names older launchers knew and 0.2.6 does
+not: the image each last ran in and the 0.2.6 tasks running the same container task).
 
     python tools/dev/gen_task_history.py                # pip-downloads the wheels
     python tools/dev/gen_task_history.py --wheels DIR   # wheels already downloaded
@@ -28,12 +30,16 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / "tools" / "evalkit" / "data" / "nel-0.1-task-resolutions.yaml"
+HISTORY = REPO / "tools" / "evalkit" / "data" / "nel-task-history.yaml"
 CATALOG = REPO / "tools" / "evalkit" / "data" / "nel-0.2.6-tasks.yaml"
 # A sample across the 0.1.x line (every release would be ~100 downloads of one package).
 VERSIONS = (
     "0.1.0", "0.1.5", "0.1.10", "0.1.15", "0.1.20", "0.1.30", "0.1.40",
     "0.1.50", "0.1.60", "0.1.70", "0.1.80", "0.1.93",
 )  # fmt: skip
+# The later releases the history reads too, and the release whose registry is "now".
+LATER = ("0.2.0", "0.2.3", "0.2.5")
+CURRENT = "0.2.6"
 PACKAGE = "nemo-evaluator-launcher"
 RESOURCES = "nemo_evaluator_launcher/resources/"
 
@@ -67,6 +73,69 @@ def registry(wheel: Path) -> set[tuple[str, str]]:
         for by_type in (table.get("tasks") or {}).values():
             pairs.update((harness, task) for task in by_type)
     return pairs
+
+
+def _irs(wheel: Path) -> dict | None:
+    with zipfile.ZipFile(wheel) as zf:
+        if RESOURCES + "all_tasks_irs.yaml" not in zf.namelist():
+            return None
+        return yaml.load(zf.read(RESOURCES + "all_tasks_irs.yaml"), Loader=yaml.CSafeLoader)
+
+
+def containers(wheel: Path) -> dict[str, str]:
+    """harness -> the image the wheel's launcher runs its tasks in."""
+    irs = _irs(wheel)
+    if irs is not None:
+        return {h["name"]: h["container"] for h in irs.get("harnesses") or [] if h.get("container")}
+    with zipfile.ZipFile(wheel) as zf:
+        data = tomllib.loads(zf.read(RESOURCES + "mapping.toml").decode("utf-8"))
+    return {h: t["container"] for h, t in data.items() if isinstance(t, dict) and "container" in t}
+
+
+def definitions(wheel: Path) -> dict[tuple[str, str], dict]:
+    """(harness, task) -> {task: the container-side task, types: endpoint types}, from the
+    IRs (wheels with only mapping.toml carry neither)."""
+    out = {}
+    for t in (_irs(wheel) or {}).get("tasks") or []:
+        config = (t.get("defaults") or {}).get("config") or {}
+        out[(t["harness"], t["name"])] = {
+            "task": (config.get("params") or {}).get("task"),
+            "types": list(config.get("supported_endpoint_types") or []),
+        }
+    return out
+
+
+def history(wheels: dict[str, Path], current: Path) -> dict:
+    """Names older registries had that `current` has under no harness, and the endpoint
+    types of `current`'s candidates for every name it finds ambiguous."""
+    now = definitions(current)
+    now_names = {t for _, t in now}
+    gone: dict[str, dict] = {}
+    for version, wheel in wheels.items():  # oldest first: the last listing wins
+        images, defs = containers(wheel), definitions(wheel)
+        for harness, task in registry(wheel):
+            if task in now_names:
+                continue
+            entry = gone.setdefault(task, {"harnesses": {}})
+            seen = entry["harnesses"].setdefault(harness, {"versions": []})
+            seen["versions"].append(version)
+            seen["container"] = images.get(harness)
+            if (harness, task) in defs:
+                seen["container_task"] = defs[(harness, task)]["task"]
+    for entry in gone.values():
+        for harness, seen in entry["harnesses"].items():
+            inner = seen.pop("container_task", None)
+            successors: dict[str, list[str]] = {}
+            for (h, t), d in sorted(now.items()):
+                if h == harness and inner and d["task"] == inner:
+                    for kind in d["types"]:
+                        successors.setdefault(kind, []).append(f"{h}.{t}")
+            seen["successors"] = successors
+    by_task: dict[str, dict[str, list[str]]] = {}
+    for (h, t), d in sorted(now.items()):
+        by_task.setdefault(t, {})[f"{h}.{t}"] = d["types"]
+    ambiguous = {t: c for t, c in by_task.items() if len(c) > 1}
+    return {"gone": dict(sorted(gone.items())), "endpoint_types": ambiguous}
 
 
 def ambiguous_now() -> dict[str, list[str]]:
@@ -105,6 +174,7 @@ def main(argv: list[str]) -> int:
         folder = args.wheels or Path(tmp)
         get = (lambda v: wheel_of(v, folder)) if args.wheels else (lambda v: download(v, folder))
         found = resolutions({v: get(v) for v in VERSIONS})
+        past = history({v: get(v) for v in VERSIONS + LATER}, get(CURRENT))
     header = (
         "# The harness each bare task name resolved to under nemo-evaluator-launcher 0.1.x,\n"
         '# for the names 0.2.6 finds ambiguous ("there are multiple tasks named ...").\n'
@@ -115,6 +185,19 @@ def main(argv: list[str]) -> int:
     )
     body = {"sampled_versions": list(VERSIONS), "names": found}
     OUT.write_text(
+        header + yaml.safe_dump(body, sort_keys=False, width=100, default_flow_style=None),
+        encoding="utf-8",
+    )
+    header = (
+        "# Task names the registries of older nemo-evaluator-launcher releases had and 0.2.6's\n"
+        "# has under no harness (`gone`: per harness, the releases that listed it, the image\n"
+        "# the last of them ran it in, and the 0.2.6 tasks of that harness running the same\n"
+        "# container task, by endpoint type), and the endpoint types each 0.2.6 candidate of\n"
+        "# an ambiguous name supports. Read from the wheels' resources/all_tasks_irs.yaml or\n"
+        "# mapping.toml by tools/dev/gen_task_history.py; do not edit.\n"
+    )
+    body = {"sampled_versions": list(VERSIONS + LATER), "current": CURRENT, **past}
+    HISTORY.write_text(
         header + yaml.safe_dump(body, sort_keys=False, width=100, default_flow_style=None),
         encoding="utf-8",
     )

@@ -259,9 +259,31 @@ def run(args: argparse.Namespace) -> int:
     return exit_code(findings, strict=args.fail_on == "warning")
 
 
-def _ending(args, configs, options, findings, select, ignore, would_fix=()) -> str:
-    """The rules this invocation ran and the next command, with its own inputs."""
-    from evalkit.preflight.fixes import all_fixers
+def _will_fix(configs, options, select, ignore) -> tuple[set, set]:
+    """(rule, key path) of the findings a safe and an unsafe fix would change each config
+    for: a dry pass of the fix engine, nothing written (a fixer that refuses or changes
+    nothing is not offered)."""
+    import dataclasses
+
+    from evalkit.errors import EvalkitError
+    from evalkit.preflight.fixes.engine import fix_text
+    from evalkit.preflight.fixes.files import read_config
+
+    safe, unsafe = set(), set()
+    dry = dataclasses.replace(options, unsafe=True)
+    for path in dict.fromkeys(configs):
+        try:
+            outcome = fix_text(read_config(path).text, path, dry, select, ignore, False)
+        except EvalkitError:
+            continue
+        for f in outcome.fixed:  # an unsafe fix carries its choice as a note
+            (unsafe if f.note else safe).add((f.rule, f.path))
+    return safe, unsafe
+
+
+def _ending(args, configs, options, findings, select, ignore, would_fix=(), fixes=None) -> str:
+    """The rules this invocation ran and the next command, with its own inputs. FIXES:
+    (safe, unsafe) sets of what --fix would change; computed here when not given."""
     from evalkit.preflight.registry import all_rules
     from evalkit.preflight.runner import scopes_for
     from evalkit.preflight.suppress import matches
@@ -284,7 +306,16 @@ def _ending(args, configs, options, findings, select, ignore, would_fix=()) -> s
     rerun += ["--with-launcher"] if args.with_launcher else []
     fix = [*configs, *inputs]
     overrides = args.overrides or ()
-    return preflight_ending(findings, ran, all_fixers(), rerun, fix, would_fix, configs, overrides)
+    if fixes is None:
+        from evalkit.preflight.fixes import all_fixers, unsafe_fixers
+
+        with_fixer = set(all_fixers()) | set(unsafe_fixers())
+        needed = any(f.severity != "info" and f.rule in with_fixer for f in findings)
+        fixes = _will_fix(configs, options, select, ignore) if needed else (set(), set())
+    safe, unsafe = fixes
+    return preflight_ending(
+        findings, ran, safe, rerun, fix, would_fix, configs, overrides, unsafe=unsafe
+    )
 
 
 def _fix(args, configs, options, select, ignore) -> int:
@@ -333,7 +364,10 @@ def _fix(args, configs, options, select, ignore) -> int:
         remaining += shown.shown
         hidden += len(shown.suppressed)
     # as ruff does: say how many fixes --unsafe-fixes would add (a dry pass, nothing written)
-    more = 0 if options.unsafe else _unsafe_available(outcomes, options, select, ignore)
+    waiting = set() if options.unsafe else _unsafe_available(outcomes, options, select, ignore)
+    more = len(waiting)
+    # what is left was offered to every safe fixer already: only unsafe ones may change it
+    fixes = (set(), {(rule, path) for rule, path, _ in waiting})
     if args.format == "json":
         document = findings_document(remaining)
         document["fixed"] = [{"file": o.file, **f.to_json()} for o in outcomes for f in o.fixed]
@@ -361,7 +395,7 @@ def _fix(args, configs, options, select, ignore) -> int:
             + "remaining:\n"
             + findings_text(remaining)
             + waiting
-            + _ending(args, configs, options, remaining, select, ignore, pending)
+            + _ending(args, configs, options, remaining, select, ignore, pending, fixes)
         )
     code = exit_code(remaining, strict=args.fail_on == "warning")
     if args.diff and any(o.changed for o in outcomes):
@@ -376,18 +410,19 @@ def _as_printed(text: str) -> str:
     return redact_text(text)
 
 
-def _unsafe_available(outcomes, options, select, ignore) -> int:
+def _unsafe_available(outcomes, options, select, ignore) -> set:
+    """(rule, key path, file) of each fix --unsafe-fixes would add (a dry pass)."""
     import dataclasses
 
     from evalkit.preflight.fixes.engine import fix_text
 
     unsafe = dataclasses.replace(options, unsafe=True)
-    return sum(
-        1
+    return {
+        (f.rule, f.path, o.file)
         for o in outcomes
         for f in fix_text(o.text, o.file, unsafe, select, ignore).fixed
         if f.note  # an unsafe fix says its choice
-    )
+    }
 
 
 def _fixed_text(outcomes, written: bool) -> str:

@@ -2,7 +2,8 @@
 
 facts.py (what init asks) -> catalog.py (what it can write, templates) -> derive.py
 (checkpoint + facts -> values with sources, through evalkit.sizing) -> render.py
-(line-preserving fill of the shipped template) -> baseline.py (the paired baseline).
+(line-preserving fill of the shipped template) -> accept.py (preflight's rules and safe
+fixes on the text, before it is written) -> baseline.py (the paired baseline).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ def build(task_name: str, given: dict, checkpoint_dir: str | None) -> Result:
     from evalkit.checkpoint import load_checkpoint
     from evalkit.errors import UsageError
     from evalkit.init import catalog, facts, render
+    from evalkit.init.accept import accept
 
     root = catalog.skill_dir()
     tasks = catalog.tasks(root)
@@ -61,6 +63,7 @@ def build(task_name: str, given: dict, checkpoint_dir: str | None) -> Result:
             )
             continue
         rendered = render.render_output(task, output, values, defaulted, ckpt, root)
+        accept(rendered, ckpt, int(context) if context else None)  # its own preflight
         result.configs.append(rendered)
         prefix = f"{output.file_name}: " if task.writes_directory else ""
         result.warnings += [prefix + w for w in rendered.warnings]

@@ -261,8 +261,10 @@ def fix_text(
     options: Options,
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
+    check_after: bool = True,
 ) -> Outcome:
-    """Fix what can be fixed in `text` (the content of file `name`); nothing is written."""
+    """Fix what can be fixed in `text` (the content of file `name`); nothing is written.
+    `check_after=False` leaves `remaining` empty (a caller that only wants the fixes)."""
     doc = Doc(text, name)
     outcome = Outcome(file=name, original=text, text=text)
     tried: set = set()
@@ -283,5 +285,5 @@ def fix_text(
         outcome.fixed += [one for one, _ in fixed]
         outcome.owned += [path for _, owned in fixed for path in owned]
     outcome.text = doc.text
-    outcome.remaining = remaining(doc, options)
+    outcome.remaining = remaining(doc, options) if check_after else []
     return outcome

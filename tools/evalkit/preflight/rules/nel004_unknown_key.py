@@ -95,7 +95,16 @@ def check(ctx):
             issue.path,
             message,
             severity=severity(ctx, tuple(issue.path), issue.suggestion),
-            fix=hint
-            and f"rename it to '{issue.suggestion}'"
-            or "remove it or move it to the section that reads it",
+            fix=hint and f"rename it to '{issue.suggestion}'" or _where(tuple(issue.path)),
         )
+
+
+def _where(path: tuple) -> str:
+    """A task-level `target`/`config` is read only inside nemo_evaluator_config."""
+    if len(path) == 4 and path[:2] == ("evaluation", "tasks") and path[-1] == "target":
+        return (
+            "0.2.6 reads a task's target only under its nemo_evaluator_config: move it "
+            "there to have it applied, or delete it (0.2.3 and 0.2.5 did not read it there "
+            "either, so moving it changes what runs: your call)"
+        )
+    return "remove it or move it to the section that reads it"

@@ -111,7 +111,8 @@ def check(ctx):
             "with \"UnboundLocalError: ... 'export_reexport_cmd'\" (a later task's env "
             "vars do not help)",
             fix="give the first task an env var (or evaluation.env_vars, for all tasks), "
-            "e.g. HF_HOME: lit:/root/.cache/huggingface, or a target.api_endpoint.api_key_name",
+            "e.g. HF_HOME: lit:/root/.cache/huggingface, or a target.api_endpoint.api_key_name "
+            "(--fix --unsafe-fixes adds an inert one, stated as the workaround it is)",
         )
     if cfg.execution_type == "local" and ctx.deploys:
         mode = cfg.resolved(("execution", "mode"), "parallel")
@@ -120,7 +121,8 @@ def check(ctx):
                 ("execution", "mode"),
                 "execution.mode 'parallel' with a deployment: the local executor refuses it "
                 f'("not supported with deployment type: {cfg.deployment_type}")',
-                fix="set execution.mode: sequential (the local executor's default)",
+                fix="set execution.mode: sequential (the local executor's default; "
+                "--fix --unsafe-fixes does), or deployment: none for a running endpoint",
             )
     deployment = cfg.deployment_type
     endpoint = cfg.get(("target", "api_endpoint"))
