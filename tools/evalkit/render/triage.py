@@ -9,13 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from evalkit.render.inert import one_line as _inert
+
 FAILURES_DOC = "references/failures.md"
-
-
-def _inert(text: str) -> str:
-    """Run data on one line: control characters (an ANSI escape, a carriage return)
-    shown escaped, so a log line cannot redraw the terminal."""
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
 
 
 def _cause_lines(cause: Any, head: str) -> list[str]:

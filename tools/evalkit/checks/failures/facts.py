@@ -15,11 +15,11 @@ from evalkit.checks.failures.model import TaskFacts
 from evalkit.checks.failures.scan import LogFacts
 from evalkit.errors import InputError
 from evalkit.inputs import read_bytes
+from evalkit.runs.invocation import invocation_id
 from evalkit.runs.jobtimes import walltime_from_run_sub
 from evalkit.runs.layout import TaskRun
 from evalkit.secrets.quote import redact_quoted
 
-_INVOCATION = re.compile(r"-([0-9a-f]{8,16})$")
 _INDEX = re.compile(r"\.(\d+)$")
 _MAX_WALLTIME = re.compile(r'^_max_walltime="([^"\n]{1,32})"', re.MULTILINE)
 _TIMEOUT = re.compile(r"^TIMEOUT=(\d{1,9})$", re.MULTILINE)
@@ -78,8 +78,8 @@ def _deployment_command(run_sub: str) -> str | None:
 
 def task_facts(task: TaskRun, logs: LogFacts) -> TaskFacts:
     facts = TaskFacts(gym=task.is_gym)
-    inv = _INVOCATION.search(task.task_dir.parent.name)
-    facts.invocation_id = inv.group(1) if inv else None
+    # the run model's one reader: run.sub's NEL_INVOCATION_ID, else the launcher's folder name
+    facts.invocation_id = invocation_id(task.task_dir)
     index = _INDEX.search(task.task_dir.name)
     facts.job_index = index.group(1) if index else None
     run_sub = task.task_dir / "run.sub"

@@ -130,8 +130,9 @@ def warn_early(t: TaskTriage) -> None:
             "execution.endpoint_readiness_timeout before relaunching"
         )
         return
-    inv = t.facts.invocation_id or "<invocation id>"
-    job = f"{inv}.{t.facts.job_index}" if t.facts.job_index else inv
+    # plain-word placeholders: pasted unfilled they fail as an unknown id, never redirect
+    inv = t.facts.invocation_id or "INVOCATION_ID"
+    job = f"{inv}.{t.facts.job_index}" if t.facts.job_index else "JOB_ID"
     t.verdict = "stop it now: it will not succeed as configured; make the change first"
     t.next = [f"nel kill {job}   (on the machine that ran `nel run`; cancels the Slurm job)"]
     for n, change in enumerate(first.changes):
@@ -141,8 +142,12 @@ def warn_early(t: TaskTriage) -> None:
 
 
 def _resume(facts: TaskFacts) -> str:
-    inv = facts.invocation_id or "<invocation id>"
-    return f"nel resume {inv}"
+    inv = facts.invocation_id or "INVOCATION_ID"
+    # nel 0.2.6 resumes whole invocations only (cli/resume.py): say so, and how one job goes
+    return (
+        f"nel resume {inv}   (resubmits every job of the invocation; this job alone: "
+        "rm -f .slurm_job_id.list .accumulated_walltime && sbatch run.sub in its task directory)"
+    )
 
 
 def config_name(facts: TaskFacts) -> str:
