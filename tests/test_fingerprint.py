@@ -25,10 +25,11 @@ from evalkit.comparison.fingerprint_docs import END, render, splice
 from evalkit.runs.fingerprint import FIELDS, DatasetIdentity, dataset_identity, read_fingerprint
 from evalkit.runs.run import load_runs
 from evalkit.runs.serverbanner import read_banner, read_serve_command
+from helpers.bundled import task_dir
 from helpers.synth.runs.serverlog import vllm_startup
 
 DATA = Path(__file__).resolve().parent / "data"
-GPQA = "simple_evals.gpqa_diamond.1"
+GPQA = "simple_evals.gpqa_diamond.0"
 # process_reasoning_traces: true with nemo-evaluator 0.2.8's reasoning interceptor defaults
 REASONING_ON = {
     "process_reasoning_traces": True,
@@ -41,7 +42,7 @@ REASONING_ON = {
 
 def _copy(side: str, task: str, tmp_path: Path, name: str | None = None) -> Path:
     target = tmp_path / (name or side) / task
-    shutil.copytree(DATA / "suite" / side / task, target)
+    shutil.copytree(task_dir(side, task), target)
     return target
 
 
@@ -57,7 +58,7 @@ def _edit(path: Path, old: str, new: str, count: int = 1) -> None:
 
 
 def test_bundled_gpqa_fingerprint_reads_every_source():
-    fp = read_fingerprint(_one(DATA / "suite" / "baseline" / GPQA))
+    fp = read_fingerprint(_one(task_dir("baseline", GPQA)))
     assert fp.value("checkpoint") == "/lustre/fake/checkpoints/model-bf16"
     assert fp["checkpoint"].source == "run.sub:160"
     assert fp.value("images") == {"deployment": "vllm/vllm-openai:v0.26.0", "proxy": "haproxy:3.0"}
@@ -67,7 +68,7 @@ def test_bundled_gpqa_fingerprint_reads_every_source():
     assert fp.value("reasoning_parser") == "nemotron_v3"
     assert fp.value("temperature") == 1.0 and fp.value("top_p") == 0.95
     assert fp.value("max_new_tokens") == 16384
-    assert fp["max_new_tokens"].source == "artifacts/run_config.yml:79"
+    assert fp["max_new_tokens"].source == "artifacts/run_config.yml:5"
     assert fp.value("chat_template_kwargs") == {"enable_thinking": True}
     assert fp.value("reasoning_traces") == REASONING_ON
     assert fp.value("system_prompt") == "none"
@@ -80,7 +81,7 @@ def test_bundled_gpqa_fingerprint_reads_every_source():
 
 
 def test_bundled_mrcr_fingerprint_reads_gym_facts():
-    fp = read_fingerprint(_one(DATA / "suite" / "baseline" / "nemo_gym.0"))
+    fp = read_fingerprint(_one(task_dir("baseline", "nemo_gym.0")))
     assert fp.value("gym_version") == "a431501aa294f3237d472aaf58dd1e5026156ea8"
     assert fp["gym_version"].source.startswith("logs/client-")
     assert fp.value("limit_samples") == 90
@@ -90,7 +91,7 @@ def test_bundled_mrcr_fingerprint_reads_gym_facts():
 
 
 def test_dataset_identity_comes_from_the_caller():
-    run = _one(DATA / "suite" / "baseline" / GPQA)
+    run = _one(task_dir("baseline", GPQA))
     fp = read_fingerprint(run, DatasetIdentity(198, "ab" * 16))
     assert fp.to_json()["dataset"]["value"] == {"item_count": 198, "digest": "ab" * 16}
 
@@ -106,7 +107,7 @@ def test_the_issue_case_two_not_comparable_diffs_naming_both_fields(tmp_path):
         "    temperature: 1.0\n    top_p: 0.95\n  type:",
         "    temperature: 0.6\n    top_p: 0.95\n  type:",
     )
-    base = read_fingerprint(_one(DATA / "suite" / "baseline" / GPQA))
+    base = read_fingerprint(_one(task_dir("baseline", GPQA)))
     diffs = diff_fingerprints(base, read_fingerprint(_one(cand)))
     blocking = [d for d in diffs if d.consequence == NOT_COMPARABLE]
     assert [d.field for d in blocking] == ["temperature", "max_new_tokens"]
@@ -115,14 +116,14 @@ def test_the_issue_case_two_not_comparable_diffs_naming_both_fields(tmp_path):
     assert (tokens.base, tokens.cand) == (16384, 4096)
     assert "base 1, candidate 0.6" in temperature.reason
     assert "base 16384, candidate 4096" in tokens.reason
-    assert "artifacts/run_config.yml:79" in tokens.reason
+    assert "artifacts/run_config.yml:5" in tokens.reason
     # Nothing else differs but what the two sides did not record (notes).
     assert {d.consequence for d in diffs} - {NOT_COMPARABLE} <= {NOTE}
 
 
 def test_the_bundled_pair_differs_in_the_checkpoint_only():
-    base = read_fingerprint(_one(DATA / "suite" / "baseline" / GPQA))
-    cand = read_fingerprint(_one(DATA / "suite" / "candidate" / GPQA))
+    base = read_fingerprint(_one(task_dir("baseline", GPQA)))
+    cand = read_fingerprint(_one(task_dir("candidate", GPQA)))
     assert base.value("checkpoint") != cand.value("checkpoint")
     diffs = diff_fingerprints(base, cand)
     assert all(d.consequence == NOTE for d in diffs), diffs
@@ -179,7 +180,7 @@ def test_server_log_banner_gives_version_context_and_parser(tmp_path, logo, colo
         START, max_model_len=131072, reasoning_parser="qwen3", logo=logo, color=color
     )
     fp = read_fingerprint(_one(_with_server_log(tmp_path, "baseline", "b", banner)))
-    log = "logs/server-0-5100001-0.log"
+    log = "logs/server-0-5100011-0.log"
     assert fp.value("vllm_version") == "0.26.0"
     assert fp["vllm_version"].source == f"{log}:{3 if logo else 1}"
     # The engine's own figure wins over the serve command's 1100000 in run.sub.
@@ -293,7 +294,7 @@ def test_fingerprint_of_a_run_sub_the_real_launcher_renders(tmp_path):
     assert fp["temperature"].source.startswith("run.sub:")
     assert "(config_ef.yaml:" in fp["temperature"].source
 
-    base = read_fingerprint(_one(DATA / "suite" / "baseline" / GPQA))
+    base = read_fingerprint(_one(task_dir("baseline", GPQA)))
     diffs = {d.field: d for d in diff_fingerprints(base, fp)}
     assert "checkpoint" not in diffs
     blocking = {n for n, d in diffs.items() if d.consequence == NOT_COMPARABLE}
@@ -383,7 +384,7 @@ def test_a_job_resumed_on_another_vllm_shows_both_versions(tmp_path):
 
 
 def test_mrcr_sampling_comes_from_the_rollouts_once_the_pass_is_made():
-    run = _one(DATA / "suite" / "baseline" / "nemo_gym.0")
+    run = _one(task_dir("baseline", "nemo_gym.0"))
     assert read_fingerprint(run)["temperature"].source.startswith("artifacts/run_config.yml")
     run.scan()
     after = read_fingerprint(run)["temperature"]
@@ -406,7 +407,7 @@ def test_legacy_keys_and_the_interceptor_they_become_compare_equal(tmp_path):
         "      - config: {}\n        enabled: true\n        name: endpoint\n",
     )
     interceptor = read_fingerprint(_one(task))["reasoning_traces"]
-    legacy = read_fingerprint(_one(DATA / "suite" / "baseline" / GPQA))["reasoning_traces"]
+    legacy = read_fingerprint(_one(task_dir("baseline", GPQA)))["reasoning_traces"]
     assert interceptor.value == legacy.value == REASONING_ON
 
 
@@ -415,7 +416,7 @@ def test_a_launcher_config_merges_the_task_block_over_the_evaluation_wide_one(tm
     (`use_caching: true` only) over the evaluation-wide adapter settings."""
     task = _copy("baseline", GPQA, tmp_path)
     (task / "artifacts" / "run_config.yml").unlink()
-    unresolved = DATA / "suite" / "baseline" / GPQA / "artifacts" / "run_config.yml"
+    unresolved = task_dir("baseline", GPQA) / "artifacts" / "run_config.yml"
     import yaml
 
     launcher_config = yaml.safe_load(unresolved.read_text(encoding="utf-8"))["metadata"][
