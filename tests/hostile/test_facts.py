@@ -211,7 +211,7 @@ ROUND_TRIP = [
     ("walltime", "1-00:00:00"),
     ("checkpoint_path", "/lustre/models/1.10"),
     ("served_model_name", "org/Model:v1.0@x+y"),
-    ("reasoning_parser", "0x10"),
+    ("reasoning_parser", "qwen3"),
     ("vllm_image", "nvcr.io:5000/nvidia/vllm:25.11-py3@sha256:" + "a" * 64),
     ("gym_image", "nvcr.io#nvidia/nemo-gym:26.05"),
 ]
@@ -222,6 +222,13 @@ def test_each_kind_round_trips_through_omegaconf(run_cli, tmp_path, fact, value)
     code, _, stderr, _, out = _init(run_cli, tmp_path, FACTS_TEXT, f"{fact}={value}")
     assert code == 0, stderr
     assert OmegaConf.select(OmegaConf.load(out), WRITTEN_AT[fact]) == value
+
+
+def test_a_parser_vllm_does_not_register_is_refused_not_written(run_cli, tmp_path):
+    # init writes only what its own preflight accepts (NEL313: the server would exit)
+    code, _, stderr, _, out = _init(run_cli, tmp_path, FACTS_TEXT, "reasoning_parser=0x10")
+    assert code == 1 and not out.exists()
+    assert "NEL313" in stderr and "'0x10'" in stderr
 
 
 def test_a_mount_fact_round_trips_as_a_key(run_cli, tmp_path):

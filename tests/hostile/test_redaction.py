@@ -172,11 +172,11 @@ def test_init_writes_the_path_it_was_given(run_cli, tmp_path):
     assert yaml.safe_load(out.read_text())["deployment"]["checkpoint_path"] == path
 
 
-def test_init_reports_a_secret_it_writes_instead_of_editing_it(run_cli, tmp_path):
+def test_init_refuses_to_write_a_secret_and_never_echoes_it(run_cli, tmp_path):
+    # init writes only what its own preflight accepts: a secret in the file is NEL103
     code, out, stdout, err = _init(run_cli, tmp_path, "--set", f"served_model_name={HF}")
-    assert code == 0, err
-    assert yaml.safe_load(out.read_text())["deployment"]["served_model_name"] == HF
-    assert "holds a secret (hf-token)" in err
+    assert code == 1 and not out.exists(), err
+    assert "NEL103" in err and "a secret (hf-token)" in err
     assert HF not in stdout + err
 
 
