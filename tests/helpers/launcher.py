@@ -141,7 +141,6 @@ def route_dry_runs(monkeypatch) -> None:
     from pathlib import Path
 
     from evalkit.preflight import launcher as evalkit_launcher
-
     from helpers.nel import nel_executable
 
     wrapper = os.path.realpath(Path(__file__).resolve().parents[2] / "scripts" / "nel-gym.sh")
