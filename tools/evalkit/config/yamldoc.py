@@ -13,7 +13,9 @@ becomes the integer 36000 as the launcher reads it) and record where each key pa
 
 from __future__ import annotations
 
+import copy
 import functools
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -244,8 +246,28 @@ def _check_expansion(root: yaml.Node, path: str) -> None:
         stack.extend(_children(node))
 
 
+# The last parses of this process, by (text, path): init re-reads its text after every
+# edit and the fixer proves each candidate, often the same texts again. Pure-Python
+# composing is most of their cost; each caller still gets its own copy of the data.
+_PARSED: OrderedDict[tuple[str, str], YamlDoc] = OrderedDict()
+_PARSED_MAX = 64
+
+
 def parse_document(text: str, path: str) -> YamlDoc:
     """Parse one YAML document whose top level must be a mapping."""
+    key = (text, path)
+    done = _PARSED.get(key)
+    if done is None:
+        done = _PARSED[key] = _parse_document(text, path)
+        if len(_PARSED) > _PARSED_MAX:
+            _PARSED.popitem(last=False)
+    else:
+        _PARSED.move_to_end(key)
+    spans, duplicates = dict(done.spans), list(done.duplicates)  # Span is frozen
+    return YamlDoc(done.path, done.text, copy.deepcopy(done.data), spans, duplicates)
+
+
+def _parse_document(text: str, path: str) -> YamlDoc:
     if len(text) > MAX_BYTES:
         raise InputError(
             f"file too large for a nel config ({len(text)} characters; limit {MAX_BYTES})",
