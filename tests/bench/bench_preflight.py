@@ -10,10 +10,12 @@ temporary directory). Usage, from the repository root:
 
 The default configs are shipped examples the 0.2.6 launcher accepts once their `???`
 values are filled with `-o` overrides (MRCR, the generic AA one; GDPVal's mount blank
-needs a mapping no `-o` can write there); preflight runs with --template. Bytecode: an installed copy has its .pyc files, but
-PYTHONDONTWRITEBYTECODE=1 in the environment makes every process compile every module it
-imports. By default both tools run with a private, warmed bytecode cache (as installed);
---no-pyc keeps the environment's setting and reports that case too.
+needs a mapping no `-o` can write there); preflight runs with --template.
+
+Bytecode: an installed copy has its .pyc files, but PYTHONDONTWRITEBYTECODE=1 in the
+environment makes every process compile every module it imports. By default both tools
+run with a private, warmed bytecode cache (as installed); --no-pyc keeps the
+environment's setting.
 """
 
 from __future__ import annotations
