@@ -33,12 +33,9 @@ from helpers.nel import DryRun
 class InProcessLauncher:
     def __init__(self) -> None:
         from nemo_evaluator_launcher.cli import main as cli_main
-        from nemo_evaluator_launcher.common.container_metadata import intermediate_repr
 
         self._main = cli_main.main
-        loader = intermediate_repr._load_irs_from_package
-        if not hasattr(loader, "cache_info"):
-            intermediate_repr._load_irs_from_package = functools.lru_cache(maxsize=None)(loader)
+        memoise_task_catalog()
 
     def run(self, argv: list[str], environ: dict[str, str], cwd: str) -> DryRun:
         """`nel *argv` with exactly `environ` as its environment, in `cwd`."""
@@ -54,6 +51,16 @@ class InProcessLauncher:
                 traceback.print_exception(exc, file=err)
                 code, error = 1, _one_line(exc)
         return DryRun(code, out.getvalue(), err.getvalue(), error)
+
+
+def memoise_task_catalog() -> None:
+    """The deviation above, on its own: nel's packaged task catalog parsed once per
+    process (tests that call the launcher's mapping functions without its CLI)."""
+    from nemo_evaluator_launcher.common.container_metadata import intermediate_repr
+
+    loader = intermediate_repr._load_irs_from_package
+    if not hasattr(loader, "cache_info"):
+        intermediate_repr._load_irs_from_package = functools.lru_cache(maxsize=None)(loader)
 
 
 def _exit_status(exc: SystemExit, err: io.StringIO) -> tuple[int, str]:
