@@ -60,7 +60,7 @@ def run_tier(tier: str, extra: list[str], top: int) -> int:
         entry[2] += 1
     in_tests = sum(v[0] for v in per_file.values())
     spawning = sum(1 for row in rows if row["spawns"])
-    print(f"cpu inside tests {in_tests:.1f} s over {len(rows)} tests; {spawning} spawn processes")
+    print(f"cpu inside tests {in_tests:.1f} s over {len(rows)} tests ({spawning} spawn processes)")
     print(f"{'cpu s':>7} {'of it children':>14} {'tests':>5}  file")
     for name, (total, kids, count) in sorted(per_file.items(), key=lambda kv: -kv[1][0])[:top]:
         print(f"{total:7.1f} {kids:14.1f} {count:5d}  {name}")
