@@ -12,6 +12,9 @@ TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
 sys.path.insert(0, str(TESTS))
 
+# Per-test CPU and spawn records when EVALKIT_TEST_PROFILE is set (tests/bench/bench_suite.py).
+pytest_plugins = ["helpers.cpuprofile"]
+
 
 def _network_hosts() -> list[tuple[str, int]]:
     """The hosts the `network` tests download from: pip's index and npm's registry (the
@@ -26,6 +29,17 @@ def _network_hosts() -> list[tuple[str, int]]:
     if not os.environ.get("PIP_INDEX_URL"):
         hosts.append(("files.pythonhosted.org", 443))
     return hosts
+
+
+def pytest_configure(config):
+    # Registered here, not in pyproject.toml: tests/run.sh reinstalls the test venv when
+    # pyproject.toml changes.
+    config.addinivalue_line(
+        "markers",
+        "entrypoint: spawns a fresh process on purpose (python -m evalkit, the scripts, a "
+        "fresh process's peak memory or an import-time switch); every other CLI test calls "
+        "main(argv) in-process (helpers/cli.py, the run_cli fixture)",
+    )
 
 
 @pytest.fixture
@@ -44,6 +58,21 @@ def run_cli(capsys):
         return code, captured.out, captured.err
 
     return _run
+
+
+@pytest.fixture(autouse=True)
+def _dry_runs_in_process(request, monkeypatch):
+    """Outside `launcher` and `entrypoint` tests, evalkit's own launcher dry-runs (init
+    --check, preflight --with-launcher) call the real nel 0.2.6 in this worker rather than
+    a fresh `nel` process (helpers/launcher.py, route_dry_runs)."""
+    node = request.node
+    if node.get_closest_marker("launcher") or node.get_closest_marker("entrypoint"):
+        return
+    if "evalkit.preflight.launcher" not in sys.modules:
+        import evalkit.preflight.launcher  # noqa: F401 - patched below
+    from helpers.launcher import route_dry_runs
+
+    route_dry_runs(monkeypatch)
 
 
 @pytest.fixture(scope="session")

@@ -55,5 +55,12 @@ if [ "${1:-}" = "--fast" ]; then
   fast=(-m "not slow and not launcher and not network")
 fi
 export HYPOTHESIS_STORAGE_DIRECTORY="${HYPOTHESIS_STORAGE_DIRECTORY:-$venv/hypothesis}"
+# Bytecode for every process of the run (workers, entry-point tests, the launcher) lives
+# beside the venv, not in the clone: with PYTHONDONTWRITEBYTECODE=1 (often set to keep
+# __pycache__ out of a source tree) each process would compile every module it imports.
+if [ -z "${PYTHONPYCACHEPREFIX:-}" ]; then
+  export PYTHONPYCACHEPREFIX="$venv/pycache"
+  unset PYTHONDONTWRITEBYTECODE
+fi
 exec "$venv/bin/python" -m pytest -n "${EVALKIT_TEST_WORKERS:-auto}" --dist loadfile \
   -o cache_dir="$venv/pytest-cache" ${fast[@]+"${fast[@]}"} "$@"

@@ -7,6 +7,8 @@ import pkgutil
 import subprocess
 import sys
 
+import pytest
+
 from evalkit.checks import rules
 from evalkit.checks.docs import BEGIN, END, render, splice
 from evalkit.checks.model import FAIL, INCOMPLETE, INVALID, WARN, Check
@@ -24,6 +26,7 @@ def test_run_validation_section_is_current(repo_root):
     )
 
 
+@pytest.mark.entrypoint
 def test_generator_runs_as_module():
     proc = subprocess.run(
         [sys.executable, "-m", "evalkit.checks.docs"], capture_output=True, text=True, check=True

@@ -34,6 +34,7 @@ def test_unknown_command_is_a_usage_error(run_cli):
     assert "invalid choice" in err
 
 
+@pytest.mark.entrypoint
 def test_module_entry_point_runs():
     proc = subprocess.run(
         [sys.executable, "-m", "evalkit", "--version"], capture_output=True, text=True

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from helpers.cli import run_evalkit
 
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATE = REPO / "recipes" / "examples" / "example_eval_next.yaml"
@@ -26,13 +26,7 @@ def _preflight(tmp_path: Path, home: Path, exit_code: int = 0):
     env.pop("NEL_NEXT_SPEC", None)
     env.pop("NEL_NEXT_ORIGIN", None)
     args = ["preflight", str(TEMPLATE), "--with-launcher", "--nel", str(decoy)]
-    done = subprocess.run(
-        [sys.executable, "-m", "evalkit.cli", *args, "--format", "json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    done = run_evalkit(*args, "--format", "json", env=env, timeout=300)
     codes = [f["rule"] for f in json.loads(done.stdout)["findings"]]
     calls = tmp_path / "calls.log"
     return done, codes, calls.read_text().splitlines() if calls.exists() else []

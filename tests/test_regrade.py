@@ -218,6 +218,7 @@ def test_progress_goes_to_stderr(run_cli, healthy):
 
 
 @pytest.mark.slow
+@pytest.mark.entrypoint
 def test_subprocess_with_a_pool_matches_in_process(run_cli, healthy):
     _code, doc, _ = regrade_json(run_cli, healthy)
     proc = subprocess.run(

@@ -58,6 +58,7 @@ def test_canary_is_what_the_generator_writes(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.entrypoint
 def test_quick_start_script_exits_0_and_prints_the_score():
     script = REPO / "scripts" / "evalkit"
     cmd = [str(script)] if script.exists() else [sys.executable, "-m", "evalkit"]

@@ -87,6 +87,7 @@ def test_argument_types():
         seqmatch.ratio(b"bytes", "str")
 
 
+@pytest.mark.entrypoint  # the switch is read when grading is imported: a fresh process
 def test_regrade_is_identical_with_pure_difflib(repo_root, tmp_path):
     """EVALKIT_PURE_DIFFLIB=1 switches grading to difflib; every figure stays the same."""
     import os

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evalkit.skillcheck import RULES, check_skill
 from evalkit.skillcheck import rules as rules_package
 from evalkit.skillcheck.docs import render
@@ -25,6 +27,7 @@ def test_skill_rules_md_is_current(repo_root):
     )
 
 
+@pytest.mark.entrypoint
 def test_generator_runs_as_module():
     proc = subprocess.run(
         [sys.executable, "-m", "evalkit.skillcheck.docs"],

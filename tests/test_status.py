@@ -8,13 +8,12 @@ warning name their source where they copy one.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
-import queue
 import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
@@ -191,16 +190,12 @@ def test_a_chain_the_follow_up_ended_is_not_awaiting_resume(tmp_path, run_cli, p
     assert "max_walltime" in stopped["action"]
 
 
-def test_watch_ends_when_the_handler_ended_the_chain(tmp_path):
+def test_watch_ends_when_the_handler_ended_the_chain(tmp_path, monkeypatch):
     task, _ = running(tmp_path, 12, walltime="04:00:00", started_ago=60.0)
     (task / "logs/slurm-4199999.log").write_text(handler_log(task, tmp_path, *CANCELLED))
-    proc = _watch(task)
-    try:
-        last = json.loads(_Lines(proc).rest().strip().splitlines()[-1])["tasks"][0]
-        proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    code, frames, err = _watch(task, monkeypatch, lambda frames: None)  # never changes it
+    last = frames[-1]
+    assert code in (0, 1), err
     assert (last["state"], last["awaiting_resume"]) == ("stopped_unfinished", False)
     assert "CANCELLED by 1000" in last["warnings"][0]["message"]
 
@@ -470,106 +465,72 @@ def test_json_document_shape(tmp_path, run_cli):
         assert set(w) == {"id", "message", "action"}
 
 
-class _Lines:
-    """A watch's stdout read by a thread, so every read waits at most `timeout` seconds
-    (a hung watch fails the test instead of hanging it)."""
+def _watch(task: Path, monkeypatch, step) -> tuple[int, list[dict], str]:
+    """`status TASK --watch 0.2 --format json` in this process, its clock the test's: no
+    sleep waits, and at each one `step(frames)` sees every frame printed so far and may
+    change the run, as a writer would between two refreshes. Bounded by refreshes, not
+    by time: a watch that never ends fails at the 200th."""
+    from evalkit.cli import main
 
-    def __init__(self, proc: subprocess.Popen) -> None:
-        self.queue: queue.Queue[str] = queue.Queue()
-        self.thread = threading.Thread(target=self._pump, args=(proc.stdout,), daemon=True)
-        self.thread.start()
+    out, err = io.StringIO(), io.StringIO()
 
-    def _pump(self, stream) -> None:
-        for line in stream:
-            self.queue.put(line)
-        self.queue.put("")  # end of output
+    def frames() -> list[dict]:
+        return [json.loads(line)["tasks"][0] for line in out.getvalue().splitlines() if line]
 
-    def next_task(self, timeout: float = 60) -> dict:
-        try:
-            line = self.queue.get(timeout=timeout)
-        except queue.Empty:
-            pytest.fail(f"no status line from the watch in {timeout} s")
-        assert line, "the watch ended early"
-        return json.loads(line)["tasks"][0]
+    def sleep(seconds: float) -> None:
+        assert seconds == 0.2
+        shown = frames()
+        assert len(shown) < 200, "the watch did not end in 200 refreshes"
+        step(shown)
 
-    def rest(self, timeout: float = 60) -> str:
-        self.thread.join(timeout)
-        assert not self.thread.is_alive(), f"the watch did not end in {timeout} s"
-        return "".join(iter(self.queue.get_nowait, ""))
+    monkeypatch.setattr(time, "sleep", sleep)
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["status", str(task), "--watch", "0.2", "--format", "json"])
+    return code, frames(), err.getvalue()
 
 
-def _watch(task: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "evalkit.cli", "status", str(task), "--watch", "0.2"]
-        + ["--format", "json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-
-
-def test_watch_sees_rollouts_appended_while_it_runs(tmp_path):
+def test_watch_sees_rollouts_appended_while_it_runs(tmp_path, monkeypatch):
     task, pending = running(tmp_path, 5)
-    proc = _watch(task)
-    lines = _Lines(proc)
     rollouts = task / "artifacts/evaluator_rollouts.jsonl"
-    seen: list[int] = []
-    try:
-        first = lines.next_task()
-        seen.append(first["done"])
-        with rollouts.open("ab") as out:
-            for line in pending[:20]:
-                out.write(line)
-                out.flush()
-        # Bounded by refreshes, not by time: each waits at most a minute for its line.
-        for _ in range(200):
-            if seen[-1] >= 25:
-                break
-            seen.append(lines.next_task()["done"])
-        # The aggregate file marks the end of the run: the watch stops by itself.
-        (task / "artifacts/evaluator_rollouts_aggregate_metrics.json").write_text("[]")
-        rest = lines.rest()
-        err = proc.stderr.read()
-        proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+
+    def step(frames):
+        if len(frames) == 1:
+            with rollouts.open("ab") as out:
+                for line in pending[:20]:
+                    out.write(line)
+                    out.flush()
+        elif frames[-1]["done"] >= 25:
+            # The aggregate file marks the end of the run: the watch stops by itself.
+            (task / "artifacts/evaluator_rollouts_aggregate_metrics.json").write_text("[]")
+
+    code, frames, err = _watch(task, monkeypatch, step)
+    seen = [f["done"] for f in frames[:-1]]
     assert seen[0] == 5 and seen[-1] == 25 and seen == sorted(seen)
-    last = json.loads(rest.strip().splitlines()[-1])["tasks"][0]
-    assert last["state"] == "finished" and proc.returncode == 0, err
+    last = frames[-1]
+    assert last["state"] == "finished" and code == 0, err
 
 
-def test_watch_waits_through_a_timeout_for_the_follow_up_job(tmp_path):
+def test_watch_waits_through_a_timeout_for_the_follow_up_job(tmp_path, monkeypatch):
     task, pending = running(tmp_path, 10, walltime="00:05:00", started_ago=600.0)
-    proc = _watch(task)
-    lines = _Lines(proc)
-    try:
-        for _ in range(3):  # several refreshes in the gap, and the watch goes on
-            gap = lines.next_task()
-            assert (gap["state"], gap["awaiting_resume"]) == ("stopped_unfinished", True)
-        assert proc.poll() is None
-        # The follow-up job starts as run.sub does it: a new start time, its id appended.
-        (task / ".job_start_time").write_text(f"{int(time.time())}\n")
-        with (task / ".slurm_job_id.list").open("a") as ids:
-            ids.write("4199999\n")
-        with (task / "artifacts/evaluator_rollouts.jsonl").open("ab") as out:
-            out.writelines(pending[:5])
-        doc = gap
-        for _ in range(200):  # bounded by refreshes; each line waits at most a minute
-            if doc["state"] == "running":
-                break
-            doc = lines.next_task()
-        assert (doc["state"], doc["done"], doc["awaiting_resume"]) == ("running", 15, False)
-        (task / "artifacts/evaluator_rollouts_aggregate_metrics.json").write_text("[]")
-        rest = lines.rest()
-        err = proc.stderr.read()
-        proc.wait(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    last = json.loads(rest.strip().splitlines()[-1])["tasks"][0]
-    assert last["state"] == "finished" and proc.returncode == 0, err
+
+    def step(frames):
+        if len(frames) == 3:  # several refreshes in the gap, and the watch goes on
+            # The follow-up job starts as run.sub does it: a new start time, its id appended.
+            (task / ".job_start_time").write_text(f"{int(time.time())}\n")
+            with (task / ".slurm_job_id.list").open("a") as ids:
+                ids.write("4199999\n")
+            with (task / "artifacts/evaluator_rollouts.jsonl").open("ab") as out:
+                out.writelines(pending[:5])
+        elif frames[-1]["state"] == "running":
+            (task / "artifacts/evaluator_rollouts_aggregate_metrics.json").write_text("[]")
+
+    code, frames, err = _watch(task, monkeypatch, step)
+    for gap in frames[:3]:
+        assert (gap["state"], gap["awaiting_resume"]) == ("stopped_unfinished", True)
+    doc = next(f for f in frames[3:] if f["state"] != "stopped_unfinished")
+    assert (doc["state"], doc["done"], doc["awaiting_resume"]) == ("running", 15, False)
+    last = frames[-1]
+    assert last["state"] == "finished" and code == 0, err
 
 
 def test_resolves_every_path_form(tmp_path):

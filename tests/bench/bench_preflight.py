@@ -1,19 +1,28 @@
-"""Benchmark: static `evalkit preflight` vs the launcher's `nel run --dry-run`.
+"""Benchmark: static `evalkit preflight` vs the launcher's `nel run --dry-run`, one ratio.
 
-Both run as whole processes on the same config, N times each; prints the medians and
-the ratio. Writes nothing into the repository (the dry-run runs in a temporary
-directory). Usage, from the repository root:
+Both run as whole processes on the same configs, N times each, interleaved (preflight,
+dry-run, preflight, ...) so that a load on the machine slows both alike; prints per
+config and overall the median wall-clock time and the CPU seconds (user + sys) of each
+tool, and their ratios. Writes nothing into the repository (the dry-run runs in a
+temporary directory). Usage, from the repository root:
 
-    bash tests/run.sh --python tests/bench/bench_preflight.py [CONFIG] [-n 7] [--nel PATH]
+    bash tests/run.sh --python tests/bench/bench_preflight.py [CONFIG...] [-n 5] [--nel PATH]
 
-The default config is recipes/examples/gym/example_mrcr.yaml; its `???` values are
-filled with `-o` overrides for the dry-run (preflight runs with --template).
+The default configs are shipped examples the 0.2.6 launcher accepts once their `???`
+values are filled with `-o` overrides (MRCR, the generic AA one; GDPVal's mount blank
+needs a mapping no `-o` can write there); preflight runs with --template.
+
+Bytecode: an installed copy has its .pyc files, but PYTHONDONTWRITEBYTECODE=1 in the
+environment makes every process compile every module it imports. By default both tools
+run with a private, warmed bytecode cache (as installed); --no-pyc keeps the
+environment's setting.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -26,55 +35,99 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from helpers.nel import DRY_RUN_ENV, blank_paths, nel_executable  # noqa: E402
 
+CONFIGS = [
+    "recipes/examples/gym/example_mrcr.yaml",
+    "recipes/examples/example_eval.yaml",
+]
 
-def timed(cmd: list[str], env: dict, cwd: str) -> tuple[float, int]:
+
+def timed(cmd: list[str], env: dict, cwd: str) -> tuple[float, float, int]:
+    """(wall s, CPU s of the process and its children, exit code)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
-    return time.perf_counter() - start, proc.returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, proc.returncode
+
+
+def commands(config: str, nel: str | None) -> tuple[list[str], list[str] | None]:
+    overrides = []
+    for path in blank_paths(config):
+        overrides += ["-o", f"{path}={'/abs/x' if path.endswith('_dir') else 'x'}"]
+    preflight = [sys.executable, "-m", "evalkit", "preflight", config, "--template"]
+    dry_run = [nel, "run", "--config", config, "--dry-run", *overrides] if nel else None
+    return preflight, dry_run
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "config", nargs="?", default=str(REPO / "recipes/examples/gym/example_mrcr.yaml")
-    )
-    parser.add_argument("-n", type=int, default=7, help="runs per tool (default 7)")
+    parser.add_argument("configs", nargs="*", default=CONFIGS)
+    parser.add_argument("-n", type=int, default=5, help="runs per tool and config (default 5)")
     parser.add_argument(
         "--nel", default=None, help="launcher executable (default: the test venv's nel)"
     )
+    parser.add_argument(
+        "--no-pyc",
+        action="store_true",
+        help="keep the environment's PYTHONDONTWRITEBYTECODE (every module compiled per run)",
+    )
     args = parser.parse_args()
-    config = str(Path(args.config).resolve())
     nel = args.nel or nel_executable()
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEMO_EVALUATOR_")}
     env.update(DRY_RUN_ENV)
-    overrides = []
-    for path in blank_paths(config):
-        overrides += ["-o", f"{path}={'/abs/x' if path.endswith('_dir') else 'x'}"]
-
-    preflight = [sys.executable, "-m", "evalkit", "preflight", config, "--template"]
-    dry_run = [nel, "run", "--config", config, "--dry-run", *overrides] if nel else None
-    with tempfile.TemporaryDirectory(prefix="evalkit-bench-") as cwd:
-        timed(preflight, env, cwd)  # warm the page cache and the .pyc files
-        pre = [timed(preflight, env, cwd) for _ in range(args.n)]
-        nel_runs = [timed(dry_run, env, cwd) for _ in range(args.n)] if dry_run else []
-
-    pre_median = statistics.median(t for t, _ in pre)
-    print(f"config: {os.path.relpath(config, REPO)}")
     print(f"python: {sys.version.split()[0]}, cpus: {os.cpu_count()}, runs: {args.n}")
-    print(
-        f"evalkit preflight --template: median {pre_median:.3f} s "
-        f"(min {min(t for t, _ in pre):.3f}, exit {pre[0][1]})"
-    )
-    if nel_runs:
-        nel_median = statistics.median(t for t, _ in nel_runs)
-        print(
-            f"nel run --dry-run:            median {nel_median:.3f} s "
-            f"(min {min(t for t, _ in nel_runs):.3f}, exit {nel_runs[0][1]})"
-        )
-        print(f"ratio: {nel_median / pre_median:.1f}x")
-    else:
+    with tempfile.TemporaryDirectory(prefix="evalkit-bench-") as cwd:
+        if not args.no_pyc:
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = os.path.join(cwd, "pycache")
+        print(f"bytecode: {'as the environment says' if args.no_pyc else 'warm private cache'}")
+        totals: dict[str, list[float]] = {
+            "pre_wall": [],
+            "pre_cpu": [],
+            "nel_wall": [],
+            "nel_cpu": [],
+        }
+        for config in args.configs:
+            config = str((REPO / config).resolve()) if not os.path.isabs(config) else config
+            preflight, dry_run = commands(config, nel)
+            timed(preflight, env, cwd)  # warm the page cache (and the bytecode cache)
+            if dry_run:
+                timed(dry_run, env, cwd)
+            pre, ref = [], []
+            for _ in range(args.n):
+                pre.append(timed(preflight, env, cwd))
+                if dry_run:
+                    ref.append(timed(dry_run, env, cwd))
+            line = _line(os.path.relpath(config, REPO), pre, ref)
+            print(line)
+            totals["pre_wall"] += [t[0] for t in pre]
+            totals["pre_cpu"] += [t[1] for t in pre]
+            totals["nel_wall"] += [t[0] for t in ref]
+            totals["nel_cpu"] += [t[1] for t in ref]
+    if not totals["nel_wall"]:
         print("nel not found: launcher dry-run skipped")
+        return 0
+    med = {k: statistics.median(v) for k, v in totals.items()}
+    print(
+        f"all configs: preflight {med['pre_wall']:.3f} s wall / {med['pre_cpu']:.3f} s cpu, "
+        f"nel dry-run {med['nel_wall']:.3f} s wall / {med['nel_cpu']:.3f} s cpu"
+    )
+    print(
+        f"ratio: {med['nel_wall'] / med['pre_wall']:.1f}x wall-clock, "
+        f"{med['nel_cpu'] / med['pre_cpu']:.1f}x cpu (medians)"
+    )
     return 0
+
+
+def _line(name: str, pre: list, ref: list) -> str:
+    p_wall, p_cpu = statistics.median(t[0] for t in pre), statistics.median(t[1] for t in pre)
+    text = f"{name}: preflight {p_wall:.3f} s wall / {p_cpu:.3f} s cpu (exit {pre[0][2]})"
+    if ref:
+        n_wall, n_cpu = statistics.median(t[0] for t in ref), statistics.median(t[1] for t in ref)
+        text += f"; nel {n_wall:.3f} s / {n_cpu:.3f} s (exit {ref[0][2]}); {n_wall / p_wall:.1f}x"
+    return text
 
 
 if __name__ == "__main__":

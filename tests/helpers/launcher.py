@@ -33,12 +33,9 @@ from helpers.nel import DryRun
 class InProcessLauncher:
     def __init__(self) -> None:
         from nemo_evaluator_launcher.cli import main as cli_main
-        from nemo_evaluator_launcher.common.container_metadata import intermediate_repr
 
         self._main = cli_main.main
-        loader = intermediate_repr._load_irs_from_package
-        if not hasattr(loader, "cache_info"):
-            intermediate_repr._load_irs_from_package = functools.lru_cache(maxsize=None)(loader)
+        memoise_task_catalog()
 
     def run(self, argv: list[str], environ: dict[str, str], cwd: str) -> DryRun:
         """`nel *argv` with exactly `environ` as its environment, in `cwd`."""
@@ -54,6 +51,16 @@ class InProcessLauncher:
                 traceback.print_exception(exc, file=err)
                 code, error = 1, _one_line(exc)
         return DryRun(code, out.getvalue(), err.getvalue(), error)
+
+
+def memoise_task_catalog() -> None:
+    """The deviation above, on its own: nel's packaged task catalog parsed once per
+    process (tests that call the launcher's mapping functions without its CLI)."""
+    from nemo_evaluator_launcher.common.container_metadata import intermediate_repr
+
+    loader = intermediate_repr._load_irs_from_package
+    if not hasattr(loader, "cache_info"):
+        intermediate_repr._load_irs_from_package = functools.lru_cache(maxsize=None)(loader)
 
 
 def _exit_status(exc: SystemExit, err: io.StringIO) -> tuple[int, str]:
@@ -99,3 +106,50 @@ def launcher() -> InProcessLauncher:
         if not _ONE:
             _ONE.append(InProcessLauncher())
         return _ONE[0]
+
+
+class _SubprocessRoutingNel:
+    """Stands for the `subprocess` module inside evalkit.preflight.launcher: a `nel`
+    command (the test venv's nel, or scripts/nel-gym.sh, which runs the same 0.2.6
+    release) runs in-process; any other command (bash -n, a stub `--nel`) runs as before.
+    """
+
+    def __init__(self, real, wrapper: str, nel: str | None) -> None:
+        self._real, self._wrapper, self._nel = real, wrapper, nel
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def _nel_args(self, command) -> list[str] | None:
+        argv = [str(a) for a in command]
+        if len(argv) >= 2 and argv[0] == "bash" and os.path.realpath(argv[1]) == self._wrapper:
+            return argv[2:]
+        if self._nel and argv and argv[0] == self._nel:
+            return argv[1:]
+        return None
+
+    def run(self, command, *args, **kwargs):
+        nel_args = self._nel_args(command) if isinstance(command, (list, tuple)) else None
+        if nel_args is None or nel_args[:1] != ["run"]:
+            return self._real.run(command, *args, **kwargs)
+        environ = dict(kwargs.get("env") or os.environ)
+        # scripts/nel-gym.sh exports an invocation id when the caller has none.
+        environ.setdefault("NEL_INVOCATION_ID", os.urandom(8).hex())
+        done = launcher().run(nel_args, environ, str(kwargs.get("cwd") or os.getcwd()))
+        return self._real.CompletedProcess(list(command), done.returncode, done.stdout, done.stderr)
+
+
+def route_dry_runs(monkeypatch) -> None:
+    """For one test: evalkit's launcher dry-runs (preflight --with-launcher, init --check)
+    call the real nel 0.2.6 in this process instead of starting `nel` (about 3 s each, or
+    a uvx start through scripts/nel-gym.sh). Tests marked `launcher` or `entrypoint` keep
+    the real process."""
+    import subprocess
+    from pathlib import Path
+
+    from evalkit.preflight import launcher as evalkit_launcher
+    from helpers.nel import nel_executable
+
+    wrapper = os.path.realpath(Path(__file__).resolve().parents[2] / "scripts" / "nel-gym.sh")
+    proxy = _SubprocessRoutingNel(subprocess, wrapper, nel_executable())
+    monkeypatch.setattr(evalkit_launcher, "subprocess", proxy)

@@ -3,8 +3,8 @@ device or a pipe, an exponential `${...}` chain, a deeply nested rollouts line u
 `status`, a huge `--jobs`, and a path fact that would split into two container mounts all
 end in one line naming the input and exit 2, in bounded time and memory.
 
-Commands run in a fresh process (tests/hostile/rss_driver.py) so a hang hits the
-subprocess timeout and memory is this command's own peak.
+Commands whose peak memory is asserted run in a fresh process (tests/hostile/rss_driver.py,
+marked `entrypoint`); the others in-process, where a hang fails the test at the timeout.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import yaml
 from helpers.facts import FP8_MOE, FP8_MOE_FACTS
 
 from .conftest import MRCR_EXAMPLE
-from .test_readers import RSS_BOUND_KB, evalkit, one_line_naming
+from .test_readers import RSS_BOUND_KB, evalkit, evalkit_here, one_line_naming
 
 FACTS = FP8_MOE_FACTS
 
@@ -35,6 +35,7 @@ def plant_dotenv(where: Path, kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+@pytest.mark.entrypoint  # peak RSS of a fresh process
 def test_preflight_refuses_a_dotenv_that_is_not_a_file(tmp_path, kind):
     config = tmp_path / "config.yaml"
     shutil.copy(MRCR_EXAMPLE, config)
@@ -54,7 +55,7 @@ def test_init_check_refuses_a_fifo_dotenv(tmp_path, flag):
     argv += ["-o", tmp_path / "mrcr.yaml", "--check", "--nel", "/bin/false"]
     if flag:
         argv += [flag, tmp_path / ".env"]
-    code, _, err, _ = evalkit(*argv, cwd=tmp_path)
+    code, _, err, _ = evalkit_here(*argv, cwd=tmp_path)
     assert code == 2, err
     one_line_naming(err, ".env")
 
@@ -75,7 +76,7 @@ def test_a_huge_dotenv_is_refused(tmp_path):
     config = tmp_path / "config.yaml"
     shutil.copy(MRCR_EXAMPLE, config)
     (tmp_path / ".env").write_bytes(b"A=1\n" * (2 * 1024 * 1024 // 4 + 1))
-    code, _, err, _ = evalkit("preflight", config, cwd=tmp_path)
+    code, _, err, _ = evalkit_here("preflight", config, cwd=tmp_path)
     assert code == 2 and "larger than" in one_line_naming(err, ".env"), err
 
 
@@ -94,6 +95,7 @@ def chain_config(tmp_path: Path, levels: int, fanout: int = 10) -> Path:
     return config
 
 
+@pytest.mark.entrypoint  # peak RSS of a fresh process
 def test_an_exponential_reference_chain_is_refused(tmp_path):
     config = chain_config(tmp_path, levels=7)
     code, out, err, rss = evalkit("preflight", config, cwd=tmp_path)
@@ -107,13 +109,13 @@ def test_a_long_reference_chain_is_refused(tmp_path):
     text = MRCR_EXAMPLE.read_text() + "x:\n"
     text += "".join(f'  c{i}: "${{x.c{i + 1}}}"\n' for i in range(60)) + "  c60: v\n"
     (tmp_path / "config.yaml").write_text(text)
-    code, _, err, _ = evalkit("preflight", tmp_path / "config.yaml", cwd=tmp_path)
+    code, _, err, _ = evalkit_here("preflight", tmp_path / "config.yaml", cwd=tmp_path)
     assert code == 2 and "references deep" in one_line_naming(err, "config.yaml:"), err
 
 
 def test_a_short_chain_still_resolves(tmp_path):
     config = chain_config(tmp_path, levels=2)
-    code, out, err, _ = evalkit("preflight", config, "--format", "json", cwd=tmp_path)
+    code, out, err, _ = evalkit_here("preflight", config, "--format", "json", cwd=tmp_path)
     assert code in (0, 1) and "NEL202" in out, err  # the walltime is read, not refused
 
 
@@ -165,7 +167,7 @@ def test_a_deeply_nested_rollouts_line_names_the_line(tmp_path, command):
     with rollouts.open("a") as handle:
         handle.write('{"x":' * 5000 + "1" + "}" * 5000 + "\n")
     lines = rollouts.read_bytes().count(b"\n")
-    code, _, err, _ = evalkit(command, run)
+    code, _, err, _ = evalkit_here(command, run)
     assert code == 2
     assert "too deep" in one_line_naming(err, f"evaluator_rollouts.jsonl:{lines}:")
 
@@ -193,7 +195,7 @@ def test_init_force_never_overwrites_the_skills_own_template(tmp_path, monkeypat
     facts = tmp_path / "facts.yaml"
     facts.write_text(yaml.safe_dump(FACTS))
     monkeypatch.setenv("EVALKIT_SKILL_DIR", str(skill))
-    code, _, err, _ = evalkit(
+    code, _, err, _ = evalkit_here(
         "init", "mrcr-128k", "--checkpoint", FP8_MOE, "--facts", facts,
         "-o", template, "--force",
     )  # fmt: skip

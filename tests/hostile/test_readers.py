@@ -3,7 +3,8 @@ naming the file and exit 2, in bounded time and memory, and leave the input unch
 
 Runs come from tests/helpers/rungen.py (a synthetic nel 0.2.6 MRCR run); each test then
 plants one hostile file in it. Memory is measured as the peak RSS of a fresh `evalkit`
-process (tests/hostile/rss_driver.py reports its VmHWM), so other tests cannot pollute it.
+process (tests/hostile/rss_driver.py reports its VmHWM), so other tests cannot pollute it;
+those tests are marked `entrypoint`, and the ones without a memory figure run in-process.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.errors import InputError
+from helpers.cli import run_evalkit
 from helpers.rungen import write_mrcr_run
 
 HERE = Path(__file__).resolve().parent
@@ -52,6 +54,14 @@ def evalkit(*argv, cwd=None) -> tuple[int, str, str, int]:
     return done.returncode, done.stdout, done.stderr, rss
 
 
+def evalkit_here(*argv, cwd=None) -> tuple[int, str, str, int]:
+    """`evalkit ARGV` in this process (tests/helpers/cli.py), for the tests that need no
+    peak-RSS figure: the same 4-tuple with -1 for RSS; a call still blocked after
+    HANG_TIMEOUT fails the test."""
+    done = run_evalkit(*argv, cwd=cwd, timeout=HANG_TIMEOUT)
+    return done.returncode, done.stdout, done.stderr, -1
+
+
 def digest(root: Path) -> str:
     """Bytes and names of every regular file under root (special files and links by name)."""
     h = hashlib.sha256()
@@ -81,6 +91,7 @@ def run(tmp_path) -> Path:
 
 
 @pytest.mark.parametrize("command", ["score", "validate", "status", "compare"])
+@pytest.mark.entrypoint  # peak RSS of a fresh process
 def test_alias_bomb_in_run_config(run, command):
     config = run / "artifacts" / "run_config.yml"
     config.write_text(ALIAS_BOMB)
@@ -116,7 +127,7 @@ def test_alias_bomb_in_a_base64_blob_of_run_sub_is_skipped(run):
 )
 def test_deep_yaml_in_run_config(run, text, needle):
     (run / "artifacts" / "run_config.yml").write_text(text)
-    code, _, err, _ = evalkit("score", run)
+    code, _, err, _ = evalkit_here("score", run)
     assert code == 2
     assert needle in one_line_naming(err, "run_config.yml")
 
@@ -138,7 +149,7 @@ def test_deep_json_names_the_file(run):
     (run / "artifacts" / "evaluator_rollouts_aggregate_metrics.json").write_text(
         "[" * 100_000 + "]" * 100_000
     )
-    code, _, err, _ = evalkit("score", run)
+    code, _, err, _ = evalkit_here("score", run)
     assert code == 2
     one_line_naming(err, "evaluator_rollouts_aggregate_metrics.json")
 
@@ -158,7 +169,7 @@ def test_deep_json_line_in_rollouts_names_the_line(run):
     with rollouts.open("a") as handle:
         handle.write("[" * 100_000 + "]" * 100_000 + "\n")
     lines = rollouts.read_bytes().count(b"\n")
-    code, _, err, _ = evalkit("regrade", rollouts)
+    code, _, err, _ = evalkit_here("regrade", rollouts)
     assert code == 2
     one_line_naming(err, f"evaluator_rollouts.jsonl:{lines}:")
 
@@ -166,6 +177,7 @@ def test_deep_json_line_in_rollouts_names_the_line(run):
 # ------------------------------------------------------------- special files, links
 
 
+@pytest.mark.entrypoint  # peak RSS of a fresh process
 def test_status_streams_a_big_log(run):
     """Peak memory does not grow with the log (status held whole logs: 317 MB -> 1.1 GB)."""
     code, _, err, small_rss = evalkit("status", run, "--format", "json")
@@ -184,6 +196,7 @@ def test_status_streams_a_big_log(run):
 
 
 @pytest.mark.parametrize("command", ["validate", "status", "score", "compare"])
+@pytest.mark.entrypoint  # peak RSS of a fresh process
 def test_log_symlinked_to_dev_zero(run, command):
     (run / "logs" / "client-zero.log").symlink_to("/dev/zero")
     argv = [command, run, run] if command == "compare" else [command, run]
@@ -198,7 +211,7 @@ def test_log_symlinked_to_dev_zero(run, command):
 def test_fifo_log_is_refused_not_waited_on(run, command):
     os.mkfifo(run / "logs" / "client-pipe.log")
     argv = [command, run, run] if command == "compare" else [command, run]
-    code, _, err, _ = evalkit(*argv)  # a blocking open would hit HANG_TIMEOUT
+    code, _, err, _ = evalkit_here(*argv)  # a blocking open would hit HANG_TIMEOUT
     assert code == 2
     assert "named pipe" in one_line_naming(err, "client-pipe.log")
 
@@ -220,7 +233,7 @@ def test_symlink_out_of_the_run_is_not_read(run, tmp_path):
     run_sub = run / "run.sub"
     run_sub.unlink(missing_ok=True)
     run_sub.symlink_to(secret)
-    code, out, err, _ = evalkit("validate", run)
+    code, out, err, _ = evalkit_here("validate", run)
     assert code == 2
     assert "leaves the run directory" in one_line_naming(err, "run.sub")
     assert "secret-hash-value" not in out + err
@@ -230,14 +243,14 @@ def test_symlink_inside_the_run_is_followed(run):
     logs = run / "logs"
     first = sorted(logs.glob("client-*.log"))[0]
     (logs / "client-again.log").symlink_to(first.name)
-    code, _, err, _ = evalkit("validate", run)
+    code, _, err, _ = evalkit_here("validate", run)
     assert code in (0, 1), err
 
 
 def test_symlink_loop_names_the_file(run):
     loop = run / "logs" / "client-loop.log"
     loop.symlink_to(loop.name)
-    code, _, err, _ = evalkit("validate", run)
+    code, _, err, _ = evalkit_here("validate", run)
     assert code == 2
     assert "symbolic link loop" in one_line_naming(err, "client-loop.log")
 
@@ -253,6 +266,7 @@ def _skill(tmp_path) -> Path:
 
 
 @pytest.mark.parametrize("target", ["/dev/zero", "outside"])
+@pytest.mark.entrypoint  # peak RSS of a fresh process
 def test_check_skill_refuses_links_out_of_the_skill(tmp_path, target):
     skill = _skill(tmp_path)
     if target == "outside":
@@ -271,7 +285,7 @@ def test_check_skill_refuses_links_out_of_the_skill(tmp_path, target):
 def test_check_skill_refuses_a_fifo(tmp_path):
     skill = _skill(tmp_path)
     os.mkfifo(skill / "references" / "b.md")
-    code, _, err, _ = evalkit("check-skill", skill)
+    code, _, err, _ = evalkit_here("check-skill", skill)
     assert code == 2
     assert "named pipe" in one_line_naming(err, "b.md")
 
@@ -363,14 +377,14 @@ def test_scans_are_linear_on_a_10_mb_line():
     """Each scan costs about a bare pass over the text; bounds are generous (a loaded
     2-core machine), a quadratic pattern would take hours at this size."""
     scans = _scans()
-    start = time.monotonic()
+    start = time.thread_time()  # CPU of this thread, not wall-clock (others' load)
     for scan, text in scans:
         scan(text)
-    total = time.monotonic() - start
-    bare = time.monotonic()
+    total = time.thread_time() - start
+    bare = time.thread_time()
     for _, text in scans:
         text.count("\n")
-    bare = time.monotonic() - bare
+    bare = time.thread_time() - bare
     assert total < max(5.0, 200 * bare), (total, bare)
 
 

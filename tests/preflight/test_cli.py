@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+
+from helpers.cli import run_evalkit
 
 from .conftest import FIXTURE_ENV, FIXTURES
 
@@ -185,9 +185,7 @@ def test_missing_file_and_no_args(run_cli, tmp_path):
 
 
 def test_help_is_fast_and_lists_examples():
-    proc = subprocess.run(
-        [sys.executable, "-m", "evalkit", "preflight", "--help"], capture_output=True, text=True
-    )
+    proc = run_evalkit("preflight", "--help")
     assert proc.returncode == 0
     assert "evalkit preflight" in proc.stdout and "--with-launcher" in proc.stdout
 

@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from evalkit.preflight.docs import render
 from evalkit.preflight.registry import all_rules
 
@@ -19,6 +21,7 @@ def test_rules_md_is_current(repo_root):
     )
 
 
+@pytest.mark.entrypoint
 def test_generator_runs_as_module(repo_root):
     proc = subprocess.run(
         [sys.executable, "-m", "evalkit.preflight.docs"], capture_output=True, text=True, check=True

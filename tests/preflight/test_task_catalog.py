@@ -13,6 +13,15 @@ from evalkit.config.tasks import CATALOG_RESOURCE, catalog, refusal
 launcher = pytest.importorskip("nemo_evaluator_launcher")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _catalog_parsed_once():
+    """nel parses its packaged task catalog (~1 MB of pure-Python YAML) on every mapping
+    call; once per worker here, with the same data (helpers/launcher.py)."""
+    from helpers.launcher import memoise_task_catalog
+
+    memoise_task_catalog()
+
+
 @pytest.fixture(scope="module")
 def mapping():
     from nemo_evaluator_launcher.common.mapping import load_tasks_mapping

@@ -53,10 +53,19 @@ facts (--facts FILE.yaml holds NAME: VALUE lines; --set NAME=VALUE wins):
     )
 
 
-EXAMPLES = _examples()
+# The facts table comes from evalkit.init.facts: loaded when `init --help` is printed, not
+# by every command's parser (preflight runs without init's modules).
+EXAMPLES = "(printed by `evalkit init --help`)\n"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    plain = parser.format_help
+
+    def format_help() -> str:
+        parser.epilog = "examples:\n" + _examples()
+        return plain()
+
+    parser.format_help = format_help  # type: ignore[method-assign]
     parser.add_argument("task", nargs="?", metavar="TASK", help="a task from --list")
     parser.add_argument("--list", action="store_true", help="name the tasks init can write")
     parser.add_argument(

@@ -13,7 +13,9 @@ becomes the integer 36000 as the launcher reads it) and record where each key pa
 
 from __future__ import annotations
 
+import copy
 import functools
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -198,8 +200,74 @@ class _Builder:
         return out
 
 
+def _children(node: yaml.Node) -> list:
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [value for _, value in node.value]
+    return []
+
+
+def _has_cycle(root: yaml.Node) -> bool:
+    """A recursive alias (`a: &a [*a]`): depth-first over distinct nodes, iteratively."""
+    state: dict[int, int] = {}  # 1 on the current path, 2 done
+    stack = [(root, iter(_children(root)))]
+    state[id(root)] = 1
+    while stack:
+        node, children = stack[-1]
+        child = next(children, None)
+        if child is None:
+            state[id(node)] = 2
+            stack.pop()
+        elif state.get(id(child)) == 1:
+            return True
+        elif id(child) not in state:
+            state[id(child)] = 1
+            stack.append((child, iter(_children(child))))
+    return False
+
+
+def _check_expansion(root: yaml.Node, path: str) -> None:
+    """Refuse an alias bomb before building: a bare count of the nodes the build would
+    visit (aliases expanded) costs a fraction of building 100 000 spans first. A recursive
+    alias is left to the build, which names it; merge keys keep the build's own bound."""
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > MAX_NODES:
+            if _has_cycle(root):
+                return
+            raise InputError(
+                f"YAML expands to more than {MAX_NODES} values (an alias bomb?); not a nel config",
+                path,
+                node.start_mark.line + 1,
+            )
+        stack.extend(_children(node))
+
+
+# The last parses of this process, by (text, path): init re-reads its text after every
+# edit and the fixer proves each candidate, often the same texts again. Pure-Python
+# composing is most of their cost; each caller still gets its own copy of the data.
+_PARSED: OrderedDict[tuple[str, str], YamlDoc] = OrderedDict()
+_PARSED_MAX = 64
+
+
 def parse_document(text: str, path: str) -> YamlDoc:
     """Parse one YAML document whose top level must be a mapping."""
+    key = (text, path)
+    done = _PARSED.get(key)
+    if done is None:
+        done = _PARSED[key] = _parse_document(text, path)
+        if len(_PARSED) > _PARSED_MAX:
+            _PARSED.popitem(last=False)
+    else:
+        _PARSED.move_to_end(key)
+    spans, duplicates = dict(done.spans), list(done.duplicates)  # Span is frozen
+    return YamlDoc(done.path, done.text, copy.deepcopy(done.data), spans, duplicates)
+
+
+def _parse_document(text: str, path: str) -> YamlDoc:
     if len(text) > MAX_BYTES:
         raise InputError(
             f"file too large for a nel config ({len(text)} characters; limit {MAX_BYTES})",
@@ -211,6 +279,7 @@ def parse_document(text: str, path: str) -> YamlDoc:
     if not isinstance(root, yaml.MappingNode):
         kind = "a list" if isinstance(root, yaml.SequenceNode) else "a scalar"
         raise InputError(f"the top level must be a mapping, found {kind}", path, 1)
+    _check_expansion(root, path)
     doc = YamlDoc(path=path, text=text, data={})
     try:
         doc.data = _Builder(doc).build(root, ())

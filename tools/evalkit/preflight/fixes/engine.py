@@ -151,8 +151,8 @@ def _items(doc: Doc, options: Options, tried: set, wanted) -> list[_Item]:
     for fix in fixers:
         code = fix.code
         rule = rules[code]
-        if rule.scope not in _scopes(options):
-            continue
+        if rule.scope not in _scopes(options) or not wanted.rule_on(code):
+            continue  # --select/--ignore turn off every hit of it: not worth checking
         for hit in rule.check(ctx):
             finding = to_finding(rule, hit, ctx.cfg)
             item = _Item(code, hit, finding, ctx, fix)
@@ -244,6 +244,12 @@ def _wanted(doc: Doc, select: Sequence[str], ignore: Sequence[str]):
         directives = {finding.file or "": parsed[doc.text]}
         return bool(suppress.apply([finding], directives, select, ignore).shown)
 
+    def rule_on(code: str) -> bool:  # the selectors' own test in suppress.apply
+        return not (
+            (select and not suppress.matches(code, select)) or suppress.matches(code, ignore)
+        )
+
+    wanted.rule_on = rule_on
     return wanted
 
 
