@@ -31,17 +31,6 @@ def _network_hosts() -> list[tuple[str, int]]:
     return hosts
 
 
-def pytest_configure(config):
-    # Registered here, not in pyproject.toml: tests/run.sh reinstalls the test venv when
-    # pyproject.toml changes.
-    config.addinivalue_line(
-        "markers",
-        "entrypoint: spawns a fresh process on purpose (python -m evalkit, the scripts, a "
-        "fresh process's peak memory or an import-time switch); every other CLI test calls "
-        "main(argv) in-process (helpers/cli.py, the run_cli fixture)",
-    )
-
-
 @pytest.fixture
 def repo_root() -> Path:
     return REPO
