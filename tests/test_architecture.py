@@ -29,6 +29,7 @@ BASE = {
     "__init__",
     "errors",
     "inputs",
+    "docsplice",
     "findings",
     "checkpoint",
     "secrets",
