@@ -193,7 +193,15 @@ def rendered_run_sub() -> str:
 
     overrides = {p: "x" for p in blank_paths(CONFIG)}
     overrides["execution.hostname"] = "h"
-    result = dry_run(CONFIG, overrides)
+    # The launcher embeds the config's absolute path in run.sub, in plain text and inside
+    # the base64 copies of its configs (where YAML folds lines by length): render a copy
+    # at one fixed path, so the script is the same whichever clone renders it.
+    fixed = Path("/tmp/evalkit-fixture") / USER_CONFIG  # not TMPDIR: one path on every machine
+    fixed.parent.mkdir(parents=True, exist_ok=True)
+    staged = fixed.with_name(f".{fixed.name}.{os.getpid()}")
+    staged.write_bytes(CONFIG.read_bytes())
+    os.replace(staged, fixed)  # atomic: test workers may render at once
+    result = dry_run(fixed, overrides)
     assert result.returncode == 0, result.stderr[-2000:]
     # The launcher names the invocation directory by the time and a fresh id; the
     # fixtures use one fixed name, and the config's path relative to the skill.
@@ -205,7 +213,7 @@ def rendered_run_sub() -> str:
     )
     script = re.sub(r"(\$\{[A-Z0-9_]+?)_[0-9a-f]{4}_([A-Z0-9_]+\})", r"\1_0000_\2", script)
     # The run stands for a user's copy of the example, launched as configs/mrcr_1m.yaml.
-    return script.replace(str(CONFIG.resolve()), USER_CONFIG).replace(f"{REPO}/", "")
+    return script.replace(str(fixed), USER_CONFIG).replace(f"{REPO}/", "")
 
 
 def _stubs(tmp: Path, **scripts: str) -> dict[str, str]:
