@@ -47,10 +47,10 @@ def text_of(cli, task, *extra):
     return code, out
 
 
-
 def _commands(steps: list[str]) -> list[str]:
     """The commands of next steps, without the note three spaces after each."""
     return [step.split("   ", 1)[0] for step in steps]
+
 
 def test_kv_cache_too_small_names_the_estimate_and_the_topology(tmp_path, cli):
     task = dead_task(tmp_path, signature_logs("vllm-kv-cache-too-small"), jobs=["4100001"])
