@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import sys
@@ -14,6 +15,14 @@ sys.path.insert(0, str(TESTS))
 
 # Per-test CPU and spawn records when EVALKIT_TEST_PROFILE is set (tests/bench/bench_suite.py).
 pytest_plugins = ["helpers.cpuprofile"]
+
+
+def pytest_collection_finish(session):
+    """Move the collected items (and every module imported so far) out of the cyclic
+    collector's view: they live for the whole run, and each full collection would
+    otherwise walk them again (in a big worker, most of a test's GC time)."""
+    gc.collect()
+    gc.freeze()
 
 
 def _network_hosts() -> list[tuple[str, int]]:
