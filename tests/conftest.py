@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import gc
+import logging
 import os
 import socket
 import sys
@@ -14,6 +16,21 @@ sys.path.insert(0, str(TESTS))
 
 # Per-test CPU and spawn records when EVALKIT_TEST_PROFILE is set (tests/bench/bench_suite.py).
 pytest_plugins = ["helpers.cpuprofile"]
+
+
+# nel 0.2.6, once imported in a worker (helpers/launcher.py), sets the root logger to
+# DEBUG with its structlog handlers; markdown-it then formats a record for every block
+# rule it tries (check-skill on this repository: ~55000 records, 4 s of an 0.5 s check).
+# No test reads markdown-it's debug lines.
+logging.getLogger("markdown_it").setLevel(logging.INFO)
+
+
+def pytest_collection_finish(session):
+    """Move the collected items (and every module imported so far) out of the cyclic
+    collector's view: they live for the whole run, and each full collection would
+    otherwise walk them again (in a big worker, most of a test's GC time)."""
+    gc.collect()
+    gc.freeze()
 
 
 def _network_hosts() -> list[tuple[str, int]]:

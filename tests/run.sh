@@ -6,7 +6,8 @@
 # this process, as `-n 0` does), each test file whole on one worker.
 #
 #   bash tests/run.sh --fast            the edit loop: no real launcher, no slow or network
-#                                       tests (the full run keeps them as the oracle)
+#                                       tests (the full run keeps them as the oracle), a
+#                                       quarter of the Hypothesis examples, corpus subsets
 #   bash tests/run.sh --venv            print the test venv's path and exit
 #   bash tests/run.sh --python ARGS     run the test venv's python (benches, generators)
 #
@@ -50,9 +51,13 @@ if [ "${1:-}" = "--python" ]; then
   exec "$venv/bin/python" "$@"
 fi
 fast=()
+# The fast tier also runs property tests with fewer examples and corpus-wide loops over a
+# subset that keeps every kind of case (tests/helpers/tier.py); the full run never does.
+export EVALKIT_TEST_FAST=0
 if [ "${1:-}" = "--fast" ]; then
   shift
   fast=(-m "not slow and not launcher and not network")
+  EVALKIT_TEST_FAST=1
 fi
 export HYPOTHESIS_STORAGE_DIRECTORY="${HYPOTHESIS_STORAGE_DIRECTORY:-$venv/hypothesis}"
 # Bytecode for every process of the run (workers, entry-point tests, the launcher) lives

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalkit.benchmarks.mrcr.grading import grade, message_text
+from helpers.tier import examples
 
 PFX = "Xy12AbC9Qz"
 POEM = (
@@ -140,7 +141,7 @@ TOKENS = [*"ab c\n\t\xa0\x1c\u200b🦛é", PFX, PFX[:4]]
 text = st.lists(st.sampled_from(TOKENS), max_size=40).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(response=text, body=text)
 def test_property_grade_equals_reference(response, body):
     answer = PFX + body

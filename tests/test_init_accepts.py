@@ -18,6 +18,7 @@ from evalkit.checkpoint import load_checkpoint
 from evalkit.init.catalog import skill_dir, tasks
 from evalkit.preflight.runner import Options, check_file
 from helpers.facts import FP8_MOE, FP8_MOE_FACTS
+from helpers.tier import grid
 
 NVFP4 = Path(__file__).parent / "fixtures" / "init" / "nemotron3-nano-nvfp4"
 NVFP4_FACTS = {
@@ -59,8 +60,11 @@ def _init(run_cli, tmp_path, task, checkpoint, facts):
     return code, err, written
 
 
-@pytest.mark.parametrize("task", TASKS)
-@pytest.mark.parametrize("case,checkpoint,facts", GRID, ids=[g[0] for g in GRID])
+# The fast tier runs the checkerboard half of task x case (tests/helpers/tier.py).
+PAIRS = [(task, *case) for case, task in grid(GRID, TASKS)]
+
+
+@pytest.mark.parametrize("task,case,checkpoint,facts", PAIRS, ids=[f"{p[1]}-{p[0]}" for p in PAIRS])
 def test_init_writes_only_what_preflight_accepts(run_cli, tmp_path, task, case, checkpoint, facts):
     code, err, written = _init(run_cli, tmp_path, task, checkpoint, facts)
     if code != 0:

@@ -17,6 +17,7 @@ import yaml
 
 from evalkit.init import build
 from evalkit.init.catalog import tasks
+from helpers.tier import grid
 
 FIXTURES = Path(__file__).parent / "fixtures" / "init"
 FP8_MOE = FIXTURES / "qwen3-235b-a22b-fp8"
@@ -186,8 +187,11 @@ def rendered(task: str, topology: str) -> list[str]:
     return [r.text for r in result.configs]
 
 
-@pytest.mark.parametrize("topology", sorted(TOPOLOGIES))
-@pytest.mark.parametrize("task", TASKS)
+# The fast tier runs the checkerboard half of task x topology (tests/helpers/tier.py).
+PAIRS = grid(TASKS, sorted(TOPOLOGIES))
+
+
+@pytest.mark.parametrize("task,topology", PAIRS, ids=["-".join(p) for p in PAIRS])
 def test_every_comment_is_true_of_its_file(task, topology):
     for text in rendered(task, topology):
         data = yaml.safe_load(text)

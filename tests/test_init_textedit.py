@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalkit.config.textedit import Doc, yaml_scalar
+from helpers.tier import examples
 
 TEXT = """\
 a:
@@ -22,7 +23,7 @@ f: x
 """
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(st.text(), st.integers(), st.booleans(), st.none()))
 def test_scalars_read_back_as_written(value):
     assert yaml.safe_load(f"k: {yaml_scalar(value)}\n") == {"k": value}

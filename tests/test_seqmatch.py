@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 # The test install always has a compiler, so a missing build is a failure here (users
 # without one fall back to difflib, see evalkit.benchmarks.mrcr.grading).
 from evalkit import _seqmatch as seqmatch  # noqa: E402
+from helpers.tier import examples
 
 
 def reference(a: str, b: str) -> float:
@@ -43,7 +44,7 @@ def pair(draw):
     return a, b
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=examples(1500), deadline=None)
 @given(pair())
 @example(("", ""))
 @example(("abc", ""))

@@ -19,6 +19,7 @@ from evalkit.sizing import (
     max_num_seqs,
     plan,
 )
+from helpers.tier import examples
 
 DENSE_MHA = {  # Llama-2-7B shape: no num_key_value_heads, head_dim from hidden/heads
     "num_hidden_layers": 32,
@@ -424,7 +425,7 @@ def test_missing_source_is_a_usage_error(run_cli):
     assert code == 2 and "--model-config" in err
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     mem=st.floats(min_value=24, max_value=200),
     extra=st.floats(min_value=0, max_value=100),

@@ -22,6 +22,7 @@ from evalkit.config.textedit import yaml_scalar
 from evalkit.init.factkinds import STRING_KINDS, FactError
 from evalkit.init.facts import FACTS, check_value, read_facts
 from evalkit.preflight.runner import Options, check_file
+from helpers.tier import examples
 
 TESTS = Path(__file__).resolve().parents[1]
 CHECKPOINT = TESTS / "fixtures" / "init" / "qwen3-235b-a22b-fp8"
@@ -247,7 +248,7 @@ SHELLY = st.text(
 STRING_FACTS = [f for f in FACTS.values() if f.form in STRING_KINDS]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fact=st.sampled_from(STRING_FACTS), text=SHELLY)
 def test_no_metacharacter_survives_a_kind_check(fact, text):
     try:
@@ -259,7 +260,7 @@ def test_no_metacharacter_survives_a_kind_check(fact, text):
     assert not any(ch in value for ch in "'\"\\$")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(fact=st.sampled_from(STRING_FACTS), text=SHELLY)
 def test_an_accepted_fact_round_trips_exactly(fact, text):
     try:
@@ -273,7 +274,7 @@ def test_an_accepted_fact_round_trips_exactly(fact, text):
     assert yaml.safe_load(written)["k"] == value
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(max_size=30).filter(lambda t: "${" not in t))
 def test_any_text_is_written_as_the_same_string(text):
     written = f"k: {yaml_scalar(text)}\n"

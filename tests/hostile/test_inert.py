@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from evalkit.render.inert import md_code, md_text, one_line, shell_word
+from helpers.tier import examples
 
 from .conftest import ROOT
 
@@ -208,7 +209,7 @@ def test_one_line_leaves_no_raw_control_character(text):
     assert shown == text or RAW.search(text) or "\n" in text
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.text(st.characters(codec="utf-8", blacklist_characters="\x00"), max_size=30))
 def test_a_shell_word_is_one_line_and_bash_reads_it_back_exactly(text):
     word = shell_word(text)
@@ -236,7 +237,7 @@ def test_an_ending_has_its_next_lines_and_no_more(steps):
 
 
 @settings(
-    max_examples=15,
+    max_examples=examples(15),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
@@ -285,7 +286,7 @@ def _hostile_doc(doc: dict, text: str) -> dict:
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # matplotlib: a glyph the font lacks
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(ANY_TEXT)
 def test_the_report_html_has_no_tag_from_data(report_doc, text):
     from evalkit.render.release_report import render_html
@@ -302,7 +303,7 @@ def test_the_report_html_has_no_tag_from_data(report_doc, text):
     assert drawn <= {t for t, _ in tags_of("".join(svg.findall(plain))).tags} | {"text"}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(ANY_TEXT)
 def test_the_markdown_views_have_no_markup_from_data(report_doc, text):
     from evalkit.render.compare import render_text

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from evalkit.benchmarks.harnesses import task_outcomes
 from evalkit.errors import InputError
 from evalkit.runs.run import load_runs
+from helpers.tier import examples
 
 REPEATS = Path(__file__).resolve().parents[1] / "data" / "simple_evals" / "repeats"
 ITEM_DB = Path("artifacts/gpqa_diamond/cache/cache.sqlite/cache.db")
@@ -25,7 +26,7 @@ keys = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(keys, st.integers(1, 10**9))
 def test_items_never_outnumber_twice_the_rows(positions, repeats):
     with tempfile.TemporaryDirectory() as tmp:

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers.facts import FP8_MOE, FP8_MOE_FACTS
+from helpers.tier import examples
 
 from .conftest import CANARY, MRCR_EXAMPLE
 
@@ -298,7 +299,7 @@ _NOISE = st.sampled_from(
 
 
 @settings(
-    max_examples=20,
+    max_examples=examples(20),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -321,7 +322,7 @@ _VALUE = st.text(
 
 
 @settings(
-    max_examples=15,
+    max_examples=examples(15),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
@@ -342,7 +343,7 @@ _FRAGMENT = st.sampled_from(["sk-", "hf_", "cookie=", "key=", "token=", "AKIA", 
 
 
 @settings(
-    max_examples=10,
+    max_examples=examples(10),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

@@ -16,6 +16,7 @@ from evalkit.render.redact import is_secret_name, redact_data
 from evalkit.secrets import SHAPES
 from evalkit.secrets.known import KNOWN
 from evalkit.secrets.quote import redact_quoted as redact_text
+from helpers.tier import examples
 
 from .conftest import MRCR_EXAMPLE, SECRETS, assert_no_secret, snapshot
 
@@ -228,7 +229,7 @@ def secret_tokens(draw):
     return prefix + body
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     token=secret_tokens(),
     before=st.text(alphabet=string.printable, max_size=40),
@@ -248,7 +249,7 @@ def test_shaped_tokens_never_survive(token, before, after, name):
         KNOWN.clear()
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(token=secret_tokens())
 def test_shaped_tokens_in_a_config_never_printed(tmp_path_factory, token):
     from evalkit.cli import main

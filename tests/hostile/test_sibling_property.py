@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalkit.config import groups, load_config
+from helpers.tier import examples
 
 FILES = 5
 MAIN = """defaults:
@@ -54,7 +55,7 @@ def _launcher(config: Path) -> dict | None:
         return None
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs)
 def test_any_sibling_graph_composes_once_per_file_as_the_launcher_does(graph):
     with tempfile.TemporaryDirectory() as tmp:

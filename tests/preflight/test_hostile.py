@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalkit.config.yamldoc import MAX_BYTES
+from helpers.tier import examples
 
 from .test_property import run_preflight
 
@@ -55,7 +56,7 @@ def test_huge_file():
     assert "too large" in assert_refused_fast(text)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(levels=st.integers(6, 12), width=st.integers(6, 12))
 def test_any_alias_bomb_is_bounded(levels, width):
     """Whatever its shape, an exponential alias expansion is cut off quickly."""

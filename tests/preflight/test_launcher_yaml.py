@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from evalkit.config import load_document
 from evalkit.errors import InputError
+from helpers.tier import examples
 
 # Blanks, line breaks (YAML 1.1 counts NEL, LS and PS as breaks; the launcher's text-mode
 # read turns a lone CR into LF), a BOM, a no-break space and form feed / vertical tab.
@@ -131,7 +132,7 @@ def _document(draw) -> str:
     return draw(st.sampled_from(["", "\ufeff"])) + "".join(lines)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_generated_whitespace_reads_as_the_launcher_reads_it(tmp_path_factory, data):
     tmp_path = tmp_path_factory.mktemp("doc")

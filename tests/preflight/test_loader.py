@@ -11,6 +11,7 @@ from evalkit.config.command import ServeFlags, parse_size
 from evalkit.config.interpolation import _fast_check, _OmegaChecker, find_issues
 from evalkit.config.yamldoc import format_path, parse_document
 from evalkit.errors import InputError, UsageError
+from helpers.tier import examples
 
 from .conftest import FIXTURES
 
@@ -161,7 +162,7 @@ DATA = {"deployment": {"port": 8000, "hf": None, "missing": "???"}}
 ENV = {"EVALKIT_T_SET": "1"}
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=4))
 def test_fast_path_agrees_with_omegaconf(parts):
     value = "".join(parts)

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalkit.cli import main
+from helpers.tier import examples
 
 from .conftest import FIXTURES
 
@@ -85,13 +86,13 @@ trees = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trees)
 def test_arbitrary_yaml_documents(tree):
     assert_handled(*run_preflight(yaml.safe_dump(tree, allow_unicode=True)))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.binary(max_size=200) | st.text(max_size=200))
 def test_arbitrary_bytes(blob):
     assert_handled(
@@ -122,13 +123,13 @@ def mutated_template(draw):
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated_template(), st.booleans())
 def test_mutated_templates(text, template):
     assert_handled(*run_preflight(text, *(["--template"] if template else [])))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.sampled_from(SEED_TEXTS), st.text(max_size=30), st.text(max_size=30))
 def test_random_overrides(text, key, value):
     assert_handled(*run_preflight(text, f"--override={key}={value}"))

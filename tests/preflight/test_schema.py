@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from evalkit.config import load_config
 from evalkit.config.schema import SUPPORTED_KEYWORDS, load_schema, schema_path, validate
+from helpers.tier import examples
 
 from .conftest import FIXTURES
 
@@ -113,7 +114,7 @@ documents = st.dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(documents)
 def test_same_paths_as_jsonschema_on_random_documents(data):
     data = json.loads(json.dumps(data))  # JSON-shaped, as the schema sees it

@@ -246,25 +246,25 @@ def _check_expansion(root: yaml.Node, path: str) -> None:
         stack.extend(_children(node))
 
 
-# The last parses of this process, by (text, path): init re-reads its text after every
-# edit and the fixer proves each candidate, often the same texts again. Pure-Python
-# composing is most of their cost; each caller still gets its own copy of the data.
-_PARSED: OrderedDict[tuple[str, str], YamlDoc] = OrderedDict()
-_PARSED_MAX = 64
+# The last parses of this process, by text: init re-reads its text after every edit and
+# the fixer proves each candidate, often the same texts again (and the same template under
+# another output name). Pure-Python composing is most of their cost. The file name enters
+# only error messages (never cached) and YamlDoc.path; each caller gets its own copy.
+_PARSED: OrderedDict[str, YamlDoc] = OrderedDict()
+_PARSED_MAX = 256
 
 
 def parse_document(text: str, path: str) -> YamlDoc:
     """Parse one YAML document whose top level must be a mapping."""
-    key = (text, path)
-    done = _PARSED.get(key)
+    done = _PARSED.get(text)
     if done is None:
-        done = _PARSED[key] = _parse_document(text, path)
+        done = _PARSED[text] = _parse_document(text, path)
         if len(_PARSED) > _PARSED_MAX:
             _PARSED.popitem(last=False)
     else:
-        _PARSED.move_to_end(key)
+        _PARSED.move_to_end(text)
     spans, duplicates = dict(done.spans), list(done.duplicates)  # Span is frozen
-    return YamlDoc(done.path, done.text, copy.deepcopy(done.data), spans, duplicates)
+    return YamlDoc(path, done.text, copy.deepcopy(done.data), spans, duplicates)
 
 
 def _parse_document(text: str, path: str) -> YamlDoc:
