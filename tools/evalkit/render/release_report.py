@@ -170,8 +170,8 @@ def _outcomes_html(doc: dict[str, Any]) -> list[str]:
     return [
         "<h2>Items by outcome</h2>",
         f'<figure id="outcomes">{outcomes_svg(bars)}<figcaption>Share of each task\'s items '
-        "scored as answers (green) and failed for a reason that is not the model's answer, "
-        "by cause.</figcaption></figure>",
+        "scored as answers (green), unparsed (the model's own answer, scored wrong) and "
+        "failed for a reason that is not the model's answer, by cause.</figcaption></figure>",
         f'<ul class="reasons">{lines}</ul>',
     ]
 
