@@ -81,6 +81,18 @@ def _dry_runs_in_process(request, monkeypatch):
     route_dry_runs(monkeypatch)
 
 
+@pytest.fixture
+def cli(run_cli, capsys):
+    """run_cli, after dropping what a launcher dry-run (rendering run.sub for a failure
+    fixture, helpers/failure_logs.py) logged: the triage tests read stderr whole."""
+
+    def _run(*argv):
+        capsys.readouterr()
+        return run_cli(*argv)
+
+    return _run
+
+
 @pytest.fixture(scope="session")
 def nel_launcher():
     """The real nel 0.2.6, imported once in this worker: `.run(argv, environ, cwd)` is

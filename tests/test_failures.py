@@ -19,26 +19,10 @@ from helpers.failure_logs import (
     health_wait_output,
     signature_logs,
     three_health_timeouts,
+    triage_of,
 )
 
 pytestmark = pytest.mark.launcher
-
-
-@pytest.fixture
-def cli(run_cli, capsys):
-    """run_cli, after dropping what the launcher's dry-run (rendering run.sub) logged."""
-
-    def _run(*argv):
-        capsys.readouterr()
-        return run_cli(*argv)
-
-    return _run
-
-
-def triage_of(cli, task, *extra):
-    code, out, err = cli("status", task, "--format", "json", "--stale-after", "600", *extra)
-    assert err == "", err
-    return code, json.loads(out)["tasks"][0]
 
 
 def text_of(cli, task, *extra):

@@ -3,30 +3,11 @@ input (a malformed sacct file) as one line and exit 2."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from helpers.failure_logs import dead_task, signature_logs
+from helpers.failure_logs import dead_task, signature_logs, triage_of
 
 pytestmark = pytest.mark.launcher
-
-
-@pytest.fixture
-def cli(run_cli, capsys):
-    """run_cli, after dropping what the launcher's dry-run (rendering run.sub) logged."""
-
-    def _run(*argv):
-        capsys.readouterr()
-        return run_cli(*argv)
-
-    return _run
-
-
-def triage_of(cli, task, *extra):
-    code, out, err = cli("status", task, "--format", "json", "--stale-after", "600", *extra)
-    assert err == "", err
-    return code, json.loads(out)["tasks"][0]
 
 
 # ------------------------------------------------------------------ SLURM's view

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import subprocess
@@ -305,6 +306,13 @@ def three_health_timeouts(root: Path, tmp: Path, ended_ago: float = 7200.0) -> P
     logs = {f"slurm-{j}.log": wait for j in jobs}
     logs.update({f"server-0-{j}-0.log": shards for j in jobs})
     return dead_task(root, logs, jobs=jobs, ended_ago=ended_ago)
+
+
+def triage_of(cli, task, *extra):
+    """`status TASK --format json`'s one task, with the exit code."""
+    code, out, err = cli("status", task, "--format", "json", "--stale-after", "600", *extra)
+    assert err == "", err
+    return code, json.loads(out)["tasks"][0]
 
 
 if __name__ == "__main__":  # python tests/helpers/failure_logs.py DEST: the eval's run
