@@ -86,9 +86,14 @@ class Doc:
 
     @property
     def doc(self) -> YamlDoc:
+        """The text as it stands, read for editing (libyaml where it reads as the launcher)."""
         if self._doc is None:
-            self._doc = parse_document(self.text, self.name)
+            self._doc = parse_document(self.text, self.name, exact=False)
         return self._doc
+
+    def exact(self) -> YamlDoc:
+        """The text as it stands, read by the launcher's own loader (what a user is told)."""
+        return parse_document(self.text, self.name)
 
     @property
     def lines(self) -> list[str]:

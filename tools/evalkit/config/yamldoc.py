@@ -32,29 +32,69 @@ MAX_BYTES = 500_000
 MAX_NODES = 100_000  # nodes after alias expansion ("billion laughs" expands to 10**9)
 
 
+class _DepthBound:
+    """A nesting bound on PyYAML's (recursive) composer, shared by both loaders below."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark
+                raise InputError(
+                    f"YAML nested deeper than {MAX_YAML_DEPTH} levels; not read",
+                    mark.name,
+                    mark.line + 1,
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
 @functools.cache
 def launcher_loader() -> type:
-    """The launcher's YAML loader class, with a nesting bound on its (recursive) composer."""
+    """The launcher's YAML loader class, with the nesting bound."""
     from omegaconf._utils import get_yaml_loader  # what OmegaConf.load uses (omegaconf 2.3)
 
-    class _Bounded(get_yaml_loader()):
-        _depth = 0
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            self._depth += 1
-            try:
-                if self._depth > MAX_YAML_DEPTH:
-                    mark = self.peek_event().start_mark
-                    raise InputError(
-                        f"YAML nested deeper than {MAX_YAML_DEPTH} levels; not read",
-                        mark.name,
-                        mark.line + 1,
-                    )
-                return super().compose_node(parent, index)
-            finally:
-                self._depth -= 1
+    class _Bounded(_DepthBound, get_yaml_loader()):
+        pass
 
     return _Bounded
+
+
+@functools.cache
+def edit_loader() -> type | None:
+    """libyaml's scanner and parser under the launcher's composer and resolvers.
+
+    For texts an edit loop re-reads after each change (init, the fixer's rounds); about 7x
+    faster than the pure-Python loader. On every YAML file of this repository the node
+    trees, marks and tags are identical (tests/preflight/test_edit_loader.py). The loaders
+    differ where libyaml accepts tabs the pure-Python scanner rejects, counts a byte-order
+    mark into the offsets, and ends a text without a final newline one line later. So
+    `parse_document(..., exact=False)` uses it only for a text with none of these, falls
+    back to the launcher's loader on any error, and what a user is told (preflight's
+    findings, the fixer's proof and remaining findings) is read by the exact loader.
+    None where PyYAML was built without libyaml.
+    """
+    cparser = getattr(getattr(yaml, "_yaml", None), "CParser", None)
+    if cparser is None:
+        return None
+    from yaml.composer import Composer
+    from yaml.resolver import Resolver
+
+    launcher = launcher_loader()
+
+    # Composer before CParser: CParser's own C composer would skip the depth bound.
+    class _Edit(_DepthBound, Composer, cparser, Resolver):
+        yaml_implicit_resolvers = launcher.yaml_implicit_resolvers
+
+        def __init__(self, stream: str):
+            cparser.__init__(self, stream)
+            Composer.__init__(self)
+            Resolver.__init__(self)
+
+    return _Edit
 
 
 def compose_as_launcher(text: str, path: str) -> yaml.Node | None:
@@ -71,6 +111,24 @@ def compose_as_launcher(text: str, path: str) -> yaml.Node | None:
     finally:
         if loader is not None:
             loader.dispose()
+
+
+def _compose_for_edit(text: str) -> yaml.Node | None:
+    """The node tree by `edit_loader`; raises _NotFast where only the exact loader may say."""
+    loader_class = edit_loader()
+    if loader_class is None or "\t" in text or "\ufeff" in text or not text.endswith("\n"):
+        raise _NotFast
+    loader = loader_class(text)
+    try:
+        return loader.get_single_node()
+    except (yaml.YAMLError, InputError, RecursionError):
+        raise _NotFast from None
+    finally:
+        loader.dispose()
+
+
+class _NotFast(Exception):
+    """The edit loader declines a text; the launcher's loader reads it instead."""
 
 
 @dataclass(frozen=True)
@@ -249,31 +307,47 @@ def _check_expansion(root: yaml.Node, path: str) -> None:
 # The last parses of this process, by text: init re-reads its text after every edit and
 # the fixer proves each candidate, often the same texts again (and the same template under
 # another output name). Pure-Python composing is most of their cost. The file name enters
-# only error messages (never cached) and YamlDoc.path; each caller gets its own copy.
-_PARSED: OrderedDict[str, YamlDoc] = OrderedDict()
+# only error messages (never cached) and YamlDoc.path; each caller gets its own copy. An
+# exact parse serves both kinds of request, an edit parse only edit requests.
+_PARSED: OrderedDict[tuple[str, bool], YamlDoc] = OrderedDict()
 _PARSED_MAX = 256
 
 
-def parse_document(text: str, path: str) -> YamlDoc:
-    """Parse one YAML document whose top level must be a mapping."""
-    done = _PARSED.get(text)
+def parse_document(text: str, path: str, *, exact: bool = True) -> YamlDoc:
+    """Parse one YAML document whose top level must be a mapping.
+
+    `exact=False` is for a text an edit loop made from one the exact loader read: it may
+    be read by libyaml (see `edit_loader`), with the same data and spans.
+    """
+    key = (text, True)
+    done = _PARSED.get(key)
+    if done is None and not exact:
+        key = (text, False)
+        done = _PARSED.get(key)
     if done is None:
-        done = _PARSED[text] = _parse_document(text, path)
+        done = _PARSED[key] = _parse_document(text, path, exact)
         if len(_PARSED) > _PARSED_MAX:
             _PARSED.popitem(last=False)
     else:
-        _PARSED.move_to_end(text)
+        _PARSED.move_to_end(key)
     spans, duplicates = dict(done.spans), list(done.duplicates)  # Span is frozen
     return YamlDoc(path, done.text, copy.deepcopy(done.data), spans, duplicates)
 
 
-def _parse_document(text: str, path: str) -> YamlDoc:
+def _parse_document(text: str, path: str, exact: bool = True) -> YamlDoc:
     if len(text) > MAX_BYTES:
         raise InputError(
             f"file too large for a nel config ({len(text)} characters; limit {MAX_BYTES})",
             path,
         )
-    root = compose_as_launcher(text, path)
+    root = None
+    if not exact:
+        try:
+            root = _compose_for_edit(text)
+        except _NotFast:
+            exact = True
+    if exact:
+        root = compose_as_launcher(text, path)
     if root is None:
         raise InputError("empty YAML document, expected a nel config mapping", path, 1)
     if not isinstance(root, yaml.MappingNode):

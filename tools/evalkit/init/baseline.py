@@ -63,6 +63,7 @@ def build_baseline(candidate: str, given: dict, checkpoint_dir: str | None) -> R
     if result.missing:
         return result
     doc = Doc(read_text(candidate), candidate)
+    doc.exact()  # the user's file: refused where the launcher refuses it
     role = _role(doc)
     flags = ServeFlags.parse(doc.value(CMD))
     gres = str(doc.value(("execution", "gres"), ""))

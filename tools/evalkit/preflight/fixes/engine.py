@@ -88,9 +88,11 @@ def _lines(text: str) -> list[str]:
     return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
-def _context(doc: Doc, options: Options) -> Context:
-    require_nel(doc.doc)
-    cfg = build_config(doc.doc, options.overrides)
+def _context(doc: Doc, options: Options, exact: bool = False) -> Context:
+    """Rules' view of the text; a round's (not exact) is proved by `meaning` before use."""
+    read = doc.exact() if exact else doc.doc
+    require_nel(read)
+    cfg = build_config(read, options.overrides)
     env = options.env if options.env is not None else launch_environment()
     return Context(
         cfg=cfg,
@@ -255,7 +257,7 @@ def _wanted(doc: Doc, select: Sequence[str], ignore: Sequence[str]):
 
 def remaining(doc: Doc, options: Options) -> list[Finding]:
     """Every finding of the text as it stands (what `preflight` would report)."""
-    ctx = _context(doc, options)
+    ctx = _context(doc, options, exact=True)
     if is_nel_next(ctx.cfg.doc.data) or wrapper_reason(ctx.cfg.doc.data):
         return run_rules(ctx, ["other-schema"])
     return run_rules(ctx, _scopes(options))
@@ -272,6 +274,7 @@ def fix_text(
     """Fix what can be fixed in `text` (the content of file `name`); nothing is written.
     `check_after=False` leaves `remaining` empty (a caller that only wants the fixes)."""
     doc = Doc(text, name)
+    doc.exact()  # what the launcher refuses is refused here, before any round
     outcome = Outcome(file=name, original=text, text=text)
     tried: set = set()
     wanted = _wanted(doc, select, ignore)
