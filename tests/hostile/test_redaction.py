@@ -181,6 +181,7 @@ def test_init_refuses_to_write_a_secret_and_never_echoes_it(run_cli, tmp_path):
     assert HF not in stdout + err
 
 
+@pytest.mark.launcher  # --check runs the real launcher's dry-run
 def test_init_check_prints_its_questions_whole(run_cli, tmp_path):
     _, _, stdout, err = _init(run_cli, tmp_path, "--check")
     assert "image_credentials: Does SLURM need credentials" in stdout, stdout

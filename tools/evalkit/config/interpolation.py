@@ -276,36 +276,63 @@ class _Unresolved:
 
 
 UNRESOLVED = _Unresolved()
-_ENV_FREE_REF = re.compile(r"\$\{(" + _REF + r")\}")
+# The interpolations _static_value answers without OmegaConf: a node reference, an
+# `oc.env` (unknown until submit) and the launcher's `select_not_null` with a path-like
+# default (an unquoted `/checkpoint` is a string to OmegaConf's grammar; `1` or `null`
+# would not be, so those go to OmegaConf).
+_STATIC = re.compile(
+    r"\$\{(?:(?P<ref>" + _REF + r")"
+    r"|(?P<env>oc\.env:[A-Za-z_]\w*(?:,[^${}\\'\"]*)?)"
+    r"|select_not_null:(?P<sel>" + _REF + r"),(?P<seldef>/[\w./-]*))\}"
+)
+
+
+_ASK = object()  # only OmegaConf can say
 
 
 def _static_value(value: str, data: dict, depth: int = 0) -> Any:
-    """A string of plain `${a.b}` references resolved without OmegaConf; None if not one."""
-    if "oc.env" in value or value.count("${") != len(_ENV_FREE_REF.findall(value)):
-        return None
+    """What OmegaConf makes of a string whose interpolations `_STATIC` all matches, without
+    OmegaConf; None where only OmegaConf can say. UNRESOLVED where its resolution fails
+    (an `oc.env`, which resolved_view leaves to submit time, a missing key or a `???`).
+    tests/preflight/test_resolved_view.py holds this to OmegaConf itself."""
     if "\\${" in value or "$${" in value or depth > 8:
         return None
-    whole = _ENV_FREE_REF.fullmatch(value)
-    if whole:  # a whole-value reference keeps the target's type, as in OmegaConf
-        found, target = lookup(data, whole.group(1))
+    tokens = list(_STATIC.finditer(value))
+    if value.count("${") != len(tokens):
+        return None
+    if any(m.group("env") for m in tokens):
+        return UNRESOLVED  # the launcher's environment at submit time decides
+    whole = len(tokens) == 1 and tokens[0].group(0) == value
+    values = [_static_token(m, data, depth) for m in tokens]
+    if any(v is _ASK or isinstance(v, (dict, list)) for v in values):
+        return None  # a container: whole, it is a config node; inside text, its repr
+    if any(v is UNRESOLVED for v in values):
+        return UNRESOLVED
+    if whole:  # a whole-value interpolation keeps the target's type
+        return values[0]
+    for m, target in zip(tokens, values, strict=True):
+        value = value.replace(m.group(0), str(target), 1)  # None is written "None"
+    return value
+
+
+def _static_token(m: re.Match, data: dict, depth: int) -> Any:
+    """One `_STATIC` token's value, UNRESOLVED, or _ASK."""
+    if m.group("ref") is not None:
+        found, target = lookup(data, m.group("ref"))
         if not found or target == MISSING:
             return UNRESOLVED
         if isinstance(target, str) and "${" in target:
-            return _static_value(target, data, depth + 1)
-        return target if not isinstance(target, (dict, list)) else None
-    parts = []
-    for m in _ENV_FREE_REF.finditer(value):
-        found, target = lookup(data, m.group(1))
-        if not found or target == MISSING or isinstance(target, (dict, list)):
-            return None if found and isinstance(target, (dict, list)) else UNRESOLVED
-        if isinstance(target, str) and "${" in target:
-            target = _static_value(target, data, depth + 1)
-            if target is None or target is UNRESOLVED:
-                return target
-        parts.append((m.group(0), "" if target is None else str(target)))
-    for token, text in parts:
-        value = value.replace(token, text, 1)
-    return value
+            inner = _static_value(target, data, depth + 1)
+            return _ASK if inner is None else inner
+        return target
+    # select_not_null: OmegaConf.select(key, default=None) without raising, then the
+    # default where that gave None; only a plain written target is answered here.
+    found, target = lookup(data, m.group("sel"))
+    if not found or target is None:
+        return m.group("seldef")
+    if target == MISSING or (isinstance(target, str) and "${" in target):
+        return _ASK
+    return target
 
 
 def resolved_view(data: dict) -> Any:

@@ -280,8 +280,12 @@ def fix_text(
     wanted = _wanted(doc, select, ignore)
     env = options.env if options.env is not None else launch_environment()
 
+    proved: dict[str, dict | None] = {}  # a round's last text is the next round's first
+
     def proof(candidate: str) -> dict | None:
-        return meaning(candidate, name, options.overrides, env)
+        if candidate not in proved:
+            proved[candidate] = meaning(candidate, name, options.overrides, env)
+        return proved[candidate]
 
     for _ in range(MAX_ROUNDS):
         items = _items(doc, options, tried, wanted)
