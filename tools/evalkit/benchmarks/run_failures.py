@@ -32,7 +32,7 @@ from evalkit.runs.outcomes import Outcome, RunFailure
 from evalkit.runs.run import Run
 
 CLIENT_RETRY = re.compile(
-    r"Retrying\.\.\.|Retrying request to|\bretrying\b|" + RETRY_PATTERN.pattern, re.IGNORECASE
+    r"Retrying\.\.\.|Retrying request to|\bretrying\b|" + RETRY_PATTERN.regex.pattern, re.IGNORECASE
 )
 CONTEXT_LENGTH = re.compile(r"maximum context length", re.IGNORECASE)
 

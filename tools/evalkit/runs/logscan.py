@@ -55,19 +55,41 @@ def pre_cmd_failure(line: str) -> bool:
     return any(w in low for w in _PRE_CMD_FAILURES) or "not found" in tail or "no module" in tail
 
 
+class _Needled:
+    """A pattern tried only on lines holding one of its literal needles: a substring test
+    costs a fraction of a regex search, and nearly every log line matches nothing. Each
+    alternative of `pattern` contains one of the needles, so the answer is the same."""
+
+    def __init__(self, needles: tuple[str, ...], pattern: str) -> None:
+        self.needles = needles
+        self.regex = re.compile(pattern)
+
+    def search(self, line: str) -> re.Match | None:
+        for needle in self.needles:
+            if needle in line:
+                return self.regex.search(line)
+        return None
+
+
 # The old (V0) engine's own preemption warnings; vLLM V1 (the pinned v0.26) reports them
 # only as `Preemptions: K` in its stats lines (evalkit.runs.serverlog).
-PREEMPTION_PATTERN = re.compile(r"Preempted|PreemptionMode\.RECOMPUTE|is preempted by")
-ERROR_PATTERN = re.compile(
-    r"Traceback \(most recent call last\)|\bOOM\b|OutOfMemoryError|out of memory|\bKilled\b"
+PREEMPTION_PATTERN = _Needled(
+    ("Preempted", "PreemptionMode.RECOMPUTE", "is preempted by"),
+    r"Preempted|PreemptionMode\.RECOMPUTE|is preempted by",
+)
+ERROR_PATTERN = _Needled(
+    ("Traceback (most recent call last)", "OOM", "OutOfMemoryError", "out of memory", "Killed"),
+    r"Traceback \(most recent call last\)|\bOOM\b|OutOfMemoryError|out of memory|\bKilled\b",
 )
 # NeMo Gym's client retries (nemo_gym/server_utils.py at the MRCR pin): `[request_retry
 # ... retry=N ...]`, "Hit an exception while making a request (try N)", and a server's
 # "Caught an exception printed above in ..." that answers HTTP 500.
-RETRY_PATTERN = re.compile(
+RETRY_PATTERN = _Needled(
+    ("[request_retry ", "Hit an exception while making a request", "ClientResponseError",
+     "Caught an "),
     r"\[request_retry |Hit an exception while making a request|ClientResponseError"
-    r"|Caught an (?:unknown )?exception printed above"
-)
+    r"|Caught an (?:unknown )?exception printed above",
+)  # fmt: skip
 SHA_PATTERN = re.compile(r"\b[0-9a-f]{7,40}\b")
 PREEMPTIONS_IN_STATS = re.compile(r"Preemptions: [1-9]")
 

@@ -5,6 +5,7 @@ not imported from evalkit, so tests comparing evalkit with it are not circular."
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -24,6 +25,7 @@ class MrcrItem:
     answer: str  # prefix + the target assistant turn
 
 
+@functools.lru_cache(maxsize=8192)  # runs from the same seed grade the same answers again
 def reference_grade(response_text: str | None, answer: str, prefix: str) -> tuple[float, bool]:
     """Gym verify(): strip the response only, prefix gate, removeprefix once on both."""
     text = (response_text or "").strip()
