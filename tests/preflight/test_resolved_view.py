@@ -88,3 +88,34 @@ def test_the_bundled_vllm_command_needs_no_omegaconf_tree(monkeypatch):
 
     monkeypatch.setattr(interpolation, "_OmegaChecker", refuse)
     assert _same(resolved_view(cfg.data)["deployment"]["command"], slow)
+
+
+# -- the fixer's proof: every leaf resolved with the launch environment ------------------
+
+ENV = {"EVALKIT_T_SET": "set-value", "EVALKIT_T_EMPTY": ""}
+ENV_PIECES = PIECES + [
+    "${oc.env:EVALKIT_T_SET}", "${oc.env:EVALKIT_T_EMPTY}", "${oc.env:EVALKIT_T_UNSET}",
+    "${oc.env:EVALKIT_T_SET,1}", "${oc.env:EVALKIT_T_UNSET,dflt}",
+]  # fmt: skip
+
+
+@settings(max_examples=examples(600), deadline=None)
+@given(st.lists(st.lists(st.sampled_from(ENV_PIECES), min_size=1, max_size=3), max_size=3))
+def test_the_proof_without_omegaconf_is_the_proof_with_it(values):
+    import os
+
+    from evalkit.preflight.fixes.meaning import _leaves, _resolved, _resolved_without_omegaconf
+
+    data = {**DATA, "probe": {f"k{i}": "".join(parts) for i, parts in enumerate(values)}}
+    written = dict(_leaves(data))
+    fast = _resolved_without_omegaconf(data, written, {**os.environ, **ENV})
+    if fast is None:
+        return  # left to OmegaConf
+    saved = dict(os.environ)
+    os.environ.update(ENV)
+    try:
+        slow = _resolved(data, list(written))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    assert {p: (type(v), v) for p, v in fast.items()} == {p: (type(v), v) for p, v in slow.items()}

@@ -276,13 +276,13 @@ class _Unresolved:
 
 
 UNRESOLVED = _Unresolved()
-# The interpolations _static_value answers without OmegaConf: a node reference, an
+# The interpolations static_value answers without OmegaConf: a node reference, an
 # `oc.env` (unknown until submit) and the launcher's `select_not_null` with a path-like
 # default (an unquoted `/checkpoint` is a string to OmegaConf's grammar; `1` or `null`
 # would not be, so those go to OmegaConf).
 _STATIC = re.compile(
     r"\$\{(?:(?P<ref>" + _REF + r")"
-    r"|(?P<env>oc\.env:[A-Za-z_]\w*(?:,[^${}\\'\"]*)?)"
+    r"|(?P<env>oc\.env:(?P<var>[A-Za-z_]\w*)(?P<vardef>,[^${}\\'\"]*)?)"
     r"|select_not_null:(?P<sel>" + _REF + r"),(?P<seldef>/[\w./-]*))\}"
 )
 
@@ -290,20 +290,24 @@ _STATIC = re.compile(
 _ASK = object()  # only OmegaConf can say
 
 
-def _static_value(value: str, data: dict, depth: int = 0) -> Any:
+def static_value(
+    value: str, data: dict, depth: int = 0, env: Mapping[str, str] | None = None
+) -> Any:
     """What OmegaConf makes of a string whose interpolations `_STATIC` all matches, without
-    OmegaConf; None where only OmegaConf can say. UNRESOLVED where its resolution fails
-    (an `oc.env`, which resolved_view leaves to submit time, a missing key or a `???`).
+    OmegaConf; None where only OmegaConf can say. UNRESOLVED where its resolution fails (a
+    missing key, a `???`, or with `env=None` an `oc.env`, which resolved_view leaves to
+    submit time). With `env`, `oc.env:VAR` is VAR's value there (a default, typed by
+    OmegaConf's grammar, and an unset VAR are left to OmegaConf).
     tests/preflight/test_resolved_view.py holds this to OmegaConf itself."""
     if "\\${" in value or "$${" in value or depth > 8:
         return None
     tokens = list(_STATIC.finditer(value))
     if value.count("${") != len(tokens):
         return None
-    if any(m.group("env") for m in tokens):
+    if env is None and any(m.group("env") for m in tokens):
         return UNRESOLVED  # the launcher's environment at submit time decides
     whole = len(tokens) == 1 and tokens[0].group(0) == value
-    values = [_static_token(m, data, depth) for m in tokens]
+    values = [_static_token(m, data, depth, env) for m in tokens]
     if any(v is _ASK or isinstance(v, (dict, list)) for v in values):
         return None  # a container: whole, it is a config node; inside text, its repr
     if any(v is UNRESOLVED for v in values):
@@ -315,16 +319,20 @@ def _static_value(value: str, data: dict, depth: int = 0) -> Any:
     return value
 
 
-def _static_token(m: re.Match, data: dict, depth: int) -> Any:
+def _static_token(m: re.Match, data: dict, depth: int, env: Mapping[str, str] | None) -> Any:
     """One `_STATIC` token's value, UNRESOLVED, or _ASK."""
     if m.group("ref") is not None:
         found, target = lookup(data, m.group("ref"))
         if not found or target == MISSING:
             return UNRESOLVED
         if isinstance(target, str) and "${" in target:
-            inner = _static_value(target, data, depth + 1)
+            inner = static_value(target, data, depth + 1, env)
             return _ASK if inner is None else inner
         return target
+    if m.group("env") is not None:  # only with `env` (without it the value is UNRESOLVED)
+        if env is None or m.group("vardef") or m.group("var") not in env:
+            return _ASK  # oc.env type-checks a default even when VAR is set
+        return env[m.group("var")]
     # select_not_null: OmegaConf.select(key, default=None) without raising, then the
     # default where that gave None; only a plain written target is answered here.
     found, target = lookup(data, m.group("sel"))
@@ -347,7 +355,7 @@ def resolved_view(data: dict) -> Any:
     out = _copy_with(data, (), pending)
     omega = None
     for path, value in pending:
-        resolved = _static_value(value, data)
+        resolved = static_value(value, data)
         if resolved is None:
             if omega is None:
                 omega = _OmegaChecker(_without_env(data), {})
@@ -409,4 +417,5 @@ __all__ = [
     "resolve_full",
     "resolve_text",
     "resolved_view",
+    "static_value",
 ]

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from evalkit.config import build_config
-from evalkit.config.interpolation import _launcher_resolvers
+from evalkit.config.interpolation import UNRESOLVED, _launcher_resolvers, static_value
 from evalkit.config.yamldoc import Path, parse_document
 from evalkit.errors import EvalkitError
 
@@ -72,6 +72,22 @@ def _resolved(data: dict, paths: list[Path]) -> dict[Path, Any]:
     return out
 
 
+def _resolved_without_omegaconf(
+    data: dict, written: dict[Path, Any], env: Mapping[str, str]
+) -> dict[Path, Any] | None:
+    """What `_resolved` gives, where every interpolation is one interpolation.static_value
+    answers (most configs: node references, `oc.env`, nel's `select_not_null`); None
+    otherwise. Building the OmegaConf tree is most of a proof's cost."""
+    out = {}
+    for path, value in written.items():
+        if isinstance(value, str) and "${" in value:
+            value = static_value(value, data, env=env)
+            if value is None or value is UNRESOLVED:
+                return None  # a failure is worded by OmegaConf
+        out[path] = value
+    return out
+
+
 def meaning(text: str, name: str, overrides, env: Mapping[str, str]) -> dict | None:
     """{leaf path: (value as written, value resolved)}; None when the text does not load."""
     try:
@@ -79,13 +95,15 @@ def meaning(text: str, name: str, overrides, env: Mapping[str, str]) -> dict | N
     except EvalkitError:
         return None
     written = dict(_leaves(cfg.data))
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        resolved = _resolved(cfg.data, list(written))
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    resolved = _resolved_without_omegaconf(cfg.data, written, {**os.environ, **env})
+    if resolved is None:
+        saved = dict(os.environ)
+        os.environ.update(env)
+        try:
+            resolved = _resolved(cfg.data, list(written))
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
     out = {}
     for path, value in written.items():
         out[path] = (value, resolved.get(path, value))
