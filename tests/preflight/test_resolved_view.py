@@ -8,6 +8,7 @@ without building an OmegaConf tree; here every answer is compared with OmegaConf
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -96,6 +97,10 @@ ENV = {"EVALKIT_T_SET": "set-value", "EVALKIT_T_EMPTY": ""}
 ENV_PIECES = PIECES + [
     "${oc.env:EVALKIT_T_SET}", "${oc.env:EVALKIT_T_EMPTY}", "${oc.env:EVALKIT_T_UNSET}",
     "${oc.env:EVALKIT_T_SET,1}", "${oc.env:EVALKIT_T_UNSET,dflt}",
+    "${oc.env:EVALKIT_T_SET,http://127.0.0.1:5000}", "${oc.env:EVALKIT_T_UNSET,http://h:5000}",
+    "${oc.env:EVALKIT_T_UNSET,nan}", "${oc.env:EVALKIT_T_UNSET,Null}",
+    "${oc.env:EVALKIT_T_UNSET,info}", "${oc.env:EVALKIT_T_UNSET,a,b}",
+    "${oc.env:EVALKIT_T_UNSET, x}", "${oc.env:EVALKIT_T_SET,True}", "${oc.env:EVALKIT_T_UNSET,}",
 ]  # fmt: skip
 
 
@@ -119,3 +124,29 @@ def test_the_proof_without_omegaconf_is_the_proof_with_it(values):
         os.environ.clear()
         os.environ.update(saved)
     assert {p: (type(v), v) for p, v in fast.items()} == {p: (type(v), v) for p, v in slow.items()}
+
+
+@pytest.mark.filterwarnings("ignore:In the sequence")  # OmegaConf on `${oc.env:X,}`
+@pytest.mark.parametrize("piece", ENV_PIECES)
+def test_each_piece_alone_in_the_proof(piece):
+    import os
+
+    from evalkit.preflight.fixes.meaning import _leaves, _resolved, _resolved_without_omegaconf
+
+    data = {"deployment": {"port": 8000, "name": "served"}, "probe": piece}
+    written = dict(_leaves(data))
+    fast = _resolved_without_omegaconf(data, written, {**os.environ, **ENV})
+    saved = dict(os.environ)
+    os.environ.update(ENV)
+    try:
+        slow = _resolved(data, list(written))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    if fast is not None:
+        assert (type(fast[("probe",)]), fast[("probe",)]) == (
+            type(slow[("probe",)]),
+            slow[("probe",)],
+        )
+    if piece in ("${oc.env:EVALKIT_T_UNSET,http://h:5000}", "${oc.env:EVALKIT_T_SET}"):
+        assert fast is not None  # the launcher's own mlflow default is answered here

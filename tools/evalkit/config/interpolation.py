@@ -288,6 +288,7 @@ _STATIC = re.compile(
 
 
 _ASK = object()  # only OmegaConf can say
+_TEXT_DEFAULT = re.compile(r"[A-Za-z][\w./:@%+-]*")
 
 
 def static_value(
@@ -330,9 +331,19 @@ def _static_token(m: re.Match, data: dict, depth: int, env: Mapping[str, str] | 
             return _ASK if inner is None else inner
         return target
     if m.group("env") is not None:  # only with `env` (without it the value is UNRESOLVED)
-        if env is None or m.group("vardef") or m.group("var") not in env:
-            return _ASK  # oc.env type-checks a default even when VAR is set
-        return env[m.group("var")]
+        default = m.group("vardef")
+        if default is not None:
+            # oc.env type-checks its default even when VAR is set: only a default the
+            # grammar surely reads as a string (no number, bool, null, inf or nan) is ours.
+            default = default[1:]
+            low = default.lower()
+            if not _TEXT_DEFAULT.fullmatch(default) or low in ("true", "false", "null"):
+                return _ASK
+            if low.startswith(("inf", "nan")):
+                return _ASK
+        if env is None or (default is None and m.group("var") not in env):
+            return _ASK
+        return env.get(m.group("var"), default)
     # select_not_null: OmegaConf.select(key, default=None) without raising, then the
     # default where that gave None; only a plain written target is answered here.
     found, target = lookup(data, m.group("sel"))
