@@ -100,6 +100,7 @@ def test_one_doomed_task_of_several_cancels_only_its_job(invocation, run_cli):
     assert any(s.startswith("  evalkit status ") and "nemo_gym.0" in s for s in steps)
 
 
+@pytest.mark.launcher  # runs the real nel 0.2.6
 def test_the_cancel_command_is_the_real_launchers(nel_launcher, tmp_path):
     """nel 0.2.6 has `kill` with one positional ID: a job id or an invocation id."""
     result = nel_launcher.run(["kill", "--help"], dict(os.environ), str(tmp_path))

@@ -116,6 +116,7 @@ def _candidate(old) -> bool:
     return old != "???"
 
 
+@pytest.mark.launcher  # the real nel-migrate-config is the oracle
 def test_nel101_fix_agrees_with_nel_migrate_config_on_every_corpus_config():
     from nemo_evaluator_launcher.cli.migrate_config import migrate
 

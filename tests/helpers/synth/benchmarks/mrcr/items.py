@@ -42,6 +42,13 @@ def make_items(
     answer_chars: tuple[int, int] = (1000, 6000),
 ) -> list[MrcrItem]:
     """MRCR-like items: needle counts cycle 2/4/8, prompts of about prompt_chars."""
+    return list(_make_items(n_items, seed, prompt_chars, tuple(answer_chars)))
+
+
+@functools.lru_cache(maxsize=64)  # the items are frozen; many runs share one seed
+def _make_items(
+    n_items: int, seed: int, prompt_chars: int, answer_chars: tuple[int, int]
+) -> tuple[MrcrItem, ...]:
     rng = random.Random(f"items-{seed}")
     items = []
     for i in range(n_items):
@@ -75,4 +82,4 @@ def make_items(
         )
         chars = sum(len(m["content"]) for m in messages)
         items.append(MrcrItem(prefix, n_needles, chars // 4 + 7, tuple(messages), prefix + target))
-    return items
+    return tuple(items)
