@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import yaml
 
-from evalkit.config.yamldoc import Path, YamlDoc, format_path, parse_document
+from evalkit.config.yamldoc import Path, Span, YamlDoc, format_path, parse_document
 from evalkit.errors import EvalkitError
 
 
@@ -185,9 +186,35 @@ class Doc:
         pad = len(rest) - len(rest.lstrip(" "))
         if rest[pad : pad + 1] == "#" and pad > 2:  # keep an aligned trailing comment aligned
             rest = " " * max(2, pad - (len(new) - (span.end - span.start))) + rest[pad:]
+        before = len(self.text)
         self.text = self.text[: span.start] + new + rest
-        self._doc = None
+        self._reread_scalar(tuple(path), span, new, value, len(self.text) - before)
         self.note(path, comment)
+
+    def _reread_scalar(self, path: Path, span: Span, new: str, value: Any, delta: int) -> None:
+        """After `set`: the parse brought up to date without re-reading the text, where
+        that is sure to give what a re-read would (tests/preflight/test_edit_reread.py):
+        a one-line string written on a line of its own text, at no alias or merge key (a
+        node the text reaches twice would change at both). Else the next read re-parses."""
+        doc, self._doc = self._doc, None
+        shared = doc is not None and any(
+            other.start == span.start and p != path for p, other in doc.spans.items()
+        )
+        if doc is None or shared or not isinstance(value, str) or span.line != span.end_line:
+            return
+        if "\n" in new:
+            return
+        old_end, spans = span.end, {}
+        for key, other in doc.spans.items():
+            if other.start >= old_end:  # after the edit: every offset moves
+                other = replace(other, start=other.start + delta, end=other.end + delta)
+            elif other.end >= old_end:  # holds the edit (a parent)
+                other = replace(other, end=other.end + delta)
+            spans[key] = other
+        style = '"' if new.startswith('"') else None
+        spans[path] = replace(span, end=span.start + len(new), style=style)
+        data = _with_value(doc.data, path, value)  # the old YamlDoc stays as it was
+        self._doc = YamlDoc(doc.path, self.text, data, spans, doc.duplicates)
 
     def rename_key(self, path: Path, new_key: str) -> None:
         span = self._span(path)
@@ -296,6 +323,15 @@ class Doc:
             self.text = self.text[: span.start] + inside.replace(old, new) + self.text[span.end :]
             self._doc = None
         return count
+
+
+def _with_value(node: Any, path: Path, value: Any) -> Any:
+    """A copy of `node` with `value` at `path`; only the containers on the path are new."""
+    if not path:
+        return value
+    out = dict(node) if isinstance(node, dict) else list(node)
+    out[path[0]] = _with_value(node[path[0]], path[1:], value)
+    return out
 
 
 def _offset(lines: list[str], index: int) -> int:
