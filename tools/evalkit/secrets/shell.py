@@ -20,15 +20,32 @@ _HEREDOC = re.compile(r"<<(-?)[ \t]*(?:'([^'\n]+)'|\"([^\"\n]+)\"|\\?([A-Za-z_][
 _MAX_DEPTH = 8  # here-documents inside here-documents deeper than this are data
 
 
+# The characters each context acts on; the pass jumps over everything else.
+_NEXT = {
+    "": re.compile(r"[\\#'\"$()`<\n]"),  # shell words (top level, $(...), `...`)
+    "(": re.compile(r"[\\#'\"$()`<\n]"),
+    "`": re.compile(r"[\\#'\"$()`<\n]"),
+    "'": re.compile(r"'"),
+    '"': re.compile(r"[\\\"$`]"),
+    "$'": re.compile(r"[\\']"),
+}
+
+
 def comment_spans(text: str, depth: int = 0) -> list[tuple[int, int]]:
     """(start, end) of each comment in `text`, the `#` included, the newline not."""
+    if "#" not in text:
+        return []  # every comment starts at a `#`
     spans: list[tuple[int, int]] = []
     stack: list[str] = []  # open contexts: "'", '"', "$'", "(" (a $(...) ) and "`"
     heredocs: list[tuple[str, bool]] = []  # (word, tabs stripped) waiting for a newline
     i, n = 0, len(text)
     while i < n:
-        c = text[i]
         top = stack[-1] if stack else ""
+        jump = _NEXT[top].search(text, i)
+        if jump is None:
+            break
+        i = jump.start()
+        c = text[i]
         if top == "'":
             if c == "'":
                 stack.pop()
