@@ -101,3 +101,17 @@ def test_fix_refuses_a_file_the_launcher_refuses_before_any_round():
 def test_doc_exact_reads_as_the_launcher():
     doc = Doc("a: 1\n", "t.yaml")
     assert doc.exact().data == doc.doc.data == {"a": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["versions: [0.1.6? 0, 0.1.7]\n"],  # found by a fuzz of mutated configs (libyaml 0.2.5)
+)
+def test_what_libyaml_alone_accepts_is_refused_by_every_user_facing_read(text):
+    """The known leniencies beyond tabs: an edit read may accept them (its texts are proved
+    by the exact loader afterwards), a user-facing read never does."""
+    assert edit_loader()(text).get_single_node() is not None
+    with pytest.raises(InputError):
+        parse_document(text, "t.yaml")
+    with pytest.raises(InputError):
+        fix_text("defaults:\n  - execution: local\n" + text, "t.yaml", Options(env={}))

@@ -33,6 +33,7 @@ def mapping():
         logging.disable(logging.NOTSET)
 
 
+@pytest.mark.launcher  # the launcher's own catalog loaders (about 1.5 s of pure-Python YAML)
 def test_extract_is_current():
     from .make_task_catalog import render
 

@@ -71,10 +71,12 @@ def edit_loader() -> type | None:
     faster than the pure-Python loader. On every YAML file of this repository the node
     trees, marks and tags are identical (tests/preflight/test_edit_loader.py). The loaders
     differ where libyaml accepts tabs the pure-Python scanner rejects, counts a byte-order
-    mark into the offsets, and ends a text without a final newline one line later. So
-    `parse_document(..., exact=False)` uses it only for a text with none of these, falls
-    back to the launcher's loader on any error, and what a user is told (preflight's
-    findings, the fixer's proof and remaining findings) is read by the exact loader.
+    mark into the offsets, and ends a text without a final newline one line later; so
+    `parse_document(..., exact=False)` declines a text with any of these and falls back to
+    the launcher's loader on any error. A fuzz of mutated configs found rarer shapes too
+    (libyaml accepts `[0.1.6? 0]`, and marks an empty value in `[local: ]` one character
+    later), which is why what a user is told (preflight's findings, the fixer's proof and
+    remaining findings, init's acceptance) is always read by the exact loader.
     None where PyYAML was built without libyaml.
     """
     cparser = getattr(getattr(yaml, "_yaml", None), "CParser", None)
