@@ -104,18 +104,14 @@ ENV_PIECES = PIECES + [
 ]  # fmt: skip
 
 
-@settings(max_examples=examples(600), deadline=None)
-@given(st.lists(st.lists(st.sampled_from(ENV_PIECES), min_size=1, max_size=3), max_size=3))
-def test_the_proof_without_omegaconf_is_the_proof_with_it(values):
+def _proof_both_ways(data: dict):
+    """The fixer's resolved leaves without OmegaConf (None: left to it) and with it."""
     import os
 
     from evalkit.preflight.fixes.meaning import _leaves, _resolved, _resolved_without_omegaconf
 
-    data = {**DATA, "probe": {f"k{i}": "".join(parts) for i, parts in enumerate(values)}}
     written = dict(_leaves(data))
     fast = _resolved_without_omegaconf(data, written, {**os.environ, **ENV})
-    if fast is None:
-        return  # left to OmegaConf
     saved = dict(os.environ)
     os.environ.update(ENV)
     try:
@@ -123,30 +119,27 @@ def test_the_proof_without_omegaconf_is_the_proof_with_it(values):
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    assert {p: (type(v), v) for p, v in fast.items()} == {p: (type(v), v) for p, v in slow.items()}
+    return fast, slow
+
+
+def _typed(leaves: dict) -> dict:
+    return {p: (type(v), v) for p, v in leaves.items()}
+
+
+@settings(max_examples=examples(600), deadline=None)
+@given(st.lists(st.lists(st.sampled_from(ENV_PIECES), min_size=1, max_size=3), max_size=3))
+def test_the_proof_without_omegaconf_is_the_proof_with_it(values):
+    data = {**DATA, "probe": {f"k{i}": "".join(parts) for i, parts in enumerate(values)}}
+    fast, slow = _proof_both_ways(data)
+    if fast is not None:  # else left to OmegaConf
+        assert _typed(fast) == _typed(slow)
 
 
 @pytest.mark.filterwarnings("ignore:In the sequence")  # OmegaConf on `${oc.env:X,}`
 @pytest.mark.parametrize("piece", ENV_PIECES)
 def test_each_piece_alone_in_the_proof(piece):
-    import os
-
-    from evalkit.preflight.fixes.meaning import _leaves, _resolved, _resolved_without_omegaconf
-
-    data = {"deployment": {"port": 8000, "name": "served"}, "probe": piece}
-    written = dict(_leaves(data))
-    fast = _resolved_without_omegaconf(data, written, {**os.environ, **ENV})
-    saved = dict(os.environ)
-    os.environ.update(ENV)
-    try:
-        slow = _resolved(data, list(written))
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    fast, slow = _proof_both_ways({"deployment": {"port": 8000, "name": "served"}, "probe": piece})
     if fast is not None:
-        assert (type(fast[("probe",)]), fast[("probe",)]) == (
-            type(slow[("probe",)]),
-            slow[("probe",)],
-        )
+        assert _typed(fast) == _typed(slow)
     if piece in ("${oc.env:EVALKIT_T_UNSET,http://h:5000}", "${oc.env:EVALKIT_T_SET}"):
         assert fast is not None  # the launcher's own mlflow default is answered here
