@@ -126,6 +126,7 @@ def _typed(leaves: dict) -> dict:
     return {p: (type(v), v) for p, v in leaves.items()}
 
 
+@pytest.mark.filterwarnings("ignore:In the sequence")  # OmegaConf on `${oc.env:X,}`
 @settings(max_examples=examples(600), deadline=None)
 @given(st.lists(st.lists(st.sampled_from(ENV_PIECES), min_size=1, max_size=3), max_size=3))
 def test_the_proof_without_omegaconf_is_the_proof_with_it(values):
