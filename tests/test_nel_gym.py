@@ -334,6 +334,7 @@ def _launcher_wheel(dest: Path) -> Path:
     return wheel
 
 
+@pytest.mark.slow  # a real venv and pip: ~5 s; its stubbed twin above stays in the fast tier
 def test_without_uv_a_real_venv_runs_its_console_script(tmp_path):
     # Real interpreter, real `python -m venv`, real pip (from a local wheel, no index): the
     # `nel` script pip writes names the venv's own python, so the venv must stay where it
