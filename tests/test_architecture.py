@@ -5,6 +5,7 @@ benchmark, and no source file grows past 450 lines."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -68,7 +69,8 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(path: Path) -> set[str]:
+@functools.cache  # the sources do not change during a run; five tests walk them all
+def imports_of(path: Path) -> frozenset[str]:
     """Every evalkit module PATH imports, at any depth (function-local imports count)."""
     module = module_name(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
@@ -91,7 +93,7 @@ def imports_of(path: Path) -> set[str]:
                     *parts[:-1], f"{parts[-1]}.py"
                 ).is_file():
                     found.add(f"{target}.{alias.name}")
-    return found
+    return frozenset(found)
 
 
 def sources() -> list[Path]:
