@@ -33,6 +33,17 @@ def pytest_collection_finish(session):
     gc.freeze()
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile` (tests/run.sh), with the files that share a costly import on one
+    worker (helpers/schedule.py)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from helpers.schedule import SharedImportScheduling
+
+    return SharedImportScheduling(config, log)
+
+
 def _network_hosts() -> list[tuple[str, int]]:
     """The hosts the `network` tests download from: pip's index and npm's registry (the
     clients' own environment overrides first), and PyPI's file host."""
