@@ -61,7 +61,17 @@ def installed(tmp_path_factory):
             shutil.copy2(source, skill / name)
     project = base / "project"
     project.mkdir()
-    env = {**os.environ, **DRY_RUN_ENV, "PATH": _path_without_nel()}
+    # uv (the test extra's, beside nel in the test venv) stays reachable without nel: the
+    # copy's scripts take their uv branch, as on a machine with uv, and uv's cache keeps
+    # the pinned launcher between runs. Their venv + pip branches have tests of their own
+    # (test_scripts_evalkit.py, test_nel_gym.py).
+    tools = base / "uv-only"
+    tools.mkdir()
+    for name in ("uv", "uvx"):
+        found = shutil.which(name)
+        if found:
+            (tools / name).symlink_to(found)
+    env = {**os.environ, **DRY_RUN_ENV, "PATH": f"{tools}{os.pathsep}{_path_without_nel()}"}
     env["EVALKIT_HOME"] = str(base / "evalkit-home")
     for name in ("EVALKIT_SKILL_DIR", "EVALKIT_PYTHON", "VIRTUAL_ENV", "PYTHONPATH"):
         env.pop(name, None)
