@@ -27,10 +27,14 @@ def _cpu() -> tuple[float, float]:
 
 
 def pytest_configure(config):
-    folder = os.environ.get("EVALKIT_TEST_PROFILE")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    if worker == "main" and getattr(config.option, "numprocesses", None):
+        return  # the xdist controller runs no test; its workers inherit the variable
+    # Popped in a process that runs tests: a pytest that a test starts (test_seqmatch.py
+    # does) would otherwise open this worker's file again and truncate it.
+    folder = os.environ.pop("EVALKIT_TEST_PROFILE", None)
     if not folder:
         return
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     os.makedirs(folder, exist_ok=True)
     _OUT.append(open(os.path.join(folder, f"{worker}.jsonl"), "w", encoding="utf-8"))  # noqa: SIM115
     real_init = subprocess.Popen.__init__
