@@ -70,8 +70,13 @@ def run_case(config: Path, args: dict, launcher_env=None):
 @pytest.mark.parametrize(("code", "kind", "config", "args"), CASES)
 def test_golden_fixture(code, kind, config, args, monkeypatch):
     if args.get("launcher"):
+        from helpers.launcher import route_dry_runs
         from helpers.nel import DRY_RUN_ENV
 
+        # The real nel 0.2.6, called in this worker rather than as a fresh process (7-9 s
+        # each, mostly its imports): tests/test_launcher_in_process.py holds the two to
+        # the same verdicts and scripts, and test_with_launcher.py keeps the process.
+        route_dry_runs(monkeypatch)
         for key in [k for k in os.environ if k.startswith("NEMO_EVALUATOR_")]:
             monkeypatch.delenv(key)
         for key, value in DRY_RUN_ENV.items():
