@@ -76,7 +76,9 @@ def fix(path: Path, env: dict) -> subprocess.CompletedProcess:
     )
 
 
-def measure(dirs: list[Path]) -> list[dict]:
+def measure(dirs: list[Path], fix=fix) -> list[dict]:
+    """`fix(path, env)` runs `preflight --fix --unsafe-fixes` on one file (default: in its
+    own process)."""
     env = launch_env({**credentials(dirs), **ENV})
     env["PYTHONPATH"] = str(REPO / "tools")
     rows = []
