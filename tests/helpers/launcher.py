@@ -13,6 +13,13 @@ One deviation, for speed only: the launcher re-parses its packaged task catalog
 that loader is memoised so a process parses it once. The data it returns is the same
 (tests/test_launcher_in_process.py checks verdicts and scripts against the real CLI).
 
+Another, for time only: during a call, host names other than the loopback's do not
+resolve. The launcher looks up container metadata on a registry for some tasks
+(common/container_metadata/registries.py); offline that lookup fails either way, but
+this machine's resolver drops a query now and then and the lookup waits 5 s for it. The
+verdict is the one an offline `nel` gives; a fresh `nel` process keeps the real
+resolver.
+
 Calls are serialised by a lock: argv, the environment, the working directory and
 sys.stdout/stderr are process-wide, so two dry-runs cannot overlap.
 """
@@ -23,6 +30,7 @@ import contextlib
 import functools
 import io
 import os
+import socket
 import sys
 import threading
 import traceback
@@ -40,7 +48,7 @@ class InProcessLauncher:
     def run(self, argv: list[str], environ: dict[str, str], cwd: str) -> DryRun:
         """`nel *argv` with exactly `environ` as its environment, in `cwd`."""
         out, err = io.StringIO(), io.StringIO()
-        with _LOCK, _process_state(["nel", *argv], environ, cwd):
+        with _LOCK, _process_state(["nel", *argv], environ, cwd), _no_remote_names():
             code, error = 0, ""
             try:
                 with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -92,6 +100,28 @@ def _process_state(argv: list[str], environ: dict[str, str], cwd: str):
         os.environ.clear()
         os.environ.update(saved_env)
         sys.argv = saved_argv
+
+
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+
+
+@contextlib.contextmanager
+def _no_remote_names():
+    """socket.getaddrinfo refuses every name but the loopback's, as an offline resolver
+    does (without its occasional 5 s wait)."""
+    real = socket.getaddrinfo
+
+    def offline(host, *args, **kwargs):
+        name = host.decode() if isinstance(host, bytes) else host
+        if name in _LOOPBACK:
+            return real(host, *args, **kwargs)
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    socket.getaddrinfo = offline
+    try:
+        yield
+    finally:
+        socket.getaddrinfo = real
 
 
 # One lock for the process (not per instance): process-wide state is what it guards, and
