@@ -185,13 +185,14 @@ def test_status_streams_a_big_log(run):
     log = run / "logs" / "client-big.log"
     line = b"INFO 12-01 10:00:00 noise line from the gym client " + b"x" * 200 + b"\n"
     with log.open("wb") as handle:
-        for _ in range(8):
+        for _ in range(4):
             handle.write(line * (8 * 1024 * 1024 // len(line)))
         handle.write(b"y" * (10 * 1024 * 1024) + b"\n")  # one 10 MB line: cut to the cap
     before = digest(run)
     code, _, err, rss = evalkit("status", run, "--format", "json")
     assert code in (0, 1), err
-    assert rss - small_rss < 30 * 1024, (rss, small_rss)  # the log is 74 MB
+    # The log is 42 MB; a status that held it whole grew by several times that.
+    assert rss - small_rss < 30 * 1024, (rss, small_rss)
     assert digest(run) == before
 
 
