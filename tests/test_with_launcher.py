@@ -231,7 +231,8 @@ def test_real_error_names_script_line_and_text():
 
 
 # --- the real launcher ----------------------------------------------------------------
-# The case also runs the keeper as a fresh process (the `entrypoint` mark).
+# The case runs the keeper as a fresh process (the `entrypoint` mark), the rest
+# in the worker.
 MATRIX = [
     pytest.param(
         ex,
