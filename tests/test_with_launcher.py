@@ -10,7 +10,6 @@ may fire only where `bash -n` on a real file fails.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import yaml
 
 from evalkit.preflight import launcher
 from evalkit.preflight.runner import Options, check_launcher
+from helpers.launcher import route_dry_runs
 from helpers.nel import DRY_RUN_ENV, blank_paths, nel_executable
 from test_templates import EXTRA_ENV, IDS, TEMPLATES, fill_value
 
@@ -79,31 +79,6 @@ def make_config(tmp: Path, executor: str, dest: str | None, **execution) -> Path
     return path
 
 
-class _KeepingInProcess:
-    """Stands for `subprocess` inside evalkit.preflight.launcher: the keeper command runs
-    nel 0.2.6 in this worker with the same kept directories (7-9 s less per dry-run;
-    tests/test_launcher_in_process.py holds in-process runs to the CLI's verdicts and
-    scripts); any other command (bash -n) runs as before."""
-
-    def __init__(self, real, keeper: str) -> None:
-        self._real, self._keeper = real, keeper
-
-    def __getattr__(self, name):
-        return getattr(self._real, name)
-
-    def run(self, command, *args, **kwargs):
-        argv = [str(a) for a in command] if isinstance(command, (list, tuple)) else []
-        if argv[:1] != [self._keeper]:
-            return self._real.run(command, *args, **kwargs)
-        from helpers.keep import kept_temporary_directories
-        from helpers.launcher import launcher as in_process
-
-        environ = dict(kwargs.get("env") or os.environ)
-        with kept_temporary_directories():
-            done = in_process().run(argv[1:], environ, str(kwargs.get("cwd") or os.getcwd()))
-        return self._real.CompletedProcess(argv, done.returncode, done.stdout, done.stderr)
-
-
 @pytest.fixture
 def keeper(tmp_path, monkeypatch, request):
     """A `--nel` executable that keeps the rendered files, and where it keeps them. Run
@@ -122,7 +97,9 @@ def keeper(tmp_path, monkeypatch, request):
         monkeypatch.setenv(key, value)
     monkeypatch.chdir(tmp_path)  # no stray .env
     if request.node.get_closest_marker("entrypoint") is None:
-        monkeypatch.setattr(launcher, "subprocess", _KeepingInProcess(subprocess, str(wrapper)))
+        # nel 0.2.6 in this worker with the same kept directories (7-9 s less per dry-run;
+        # tests/test_launcher_in_process.py holds in-process runs to the CLI's verdicts).
+        route_dry_runs(monkeypatch, keeper=str(wrapper))
     return str(wrapper), kept
 
 

@@ -141,39 +141,49 @@ def launcher() -> InProcessLauncher:
 class _SubprocessRoutingNel:
     """Stands for the `subprocess` module inside evalkit.preflight.launcher: a `nel`
     command (the test venv's nel, or scripts/nel-gym.sh, which runs the same 0.2.6
-    release) runs in-process; any other command (bash -n, a stub `--nel`) runs as before.
+    release) runs in-process; so does `keeper`, a `--nel` that runs nel with its
+    temporary directories kept (helpers/keep.py), with them kept here too. Any other
+    command (bash -n, a stub `--nel`) runs as before.
     """
 
-    def __init__(self, real, wrapper: str, nel: str | None) -> None:
-        self._real, self._wrapper, self._nel = real, wrapper, nel
+    def __init__(self, real, wrapper: str, nel: str | None, keeper: str | None = None) -> None:
+        self._real, self._wrapper, self._nel, self._keeper = real, wrapper, nel, keeper
 
     def __getattr__(self, name):
         return getattr(self._real, name)
 
-    def _nel_args(self, command) -> list[str] | None:
+    def _route(self, command) -> tuple[list[str], bool] | None:
+        """(nel's arguments, whether temporary directories are kept), or None."""
         argv = [str(a) for a in command]
         if len(argv) >= 2 and argv[0] == "bash" and os.path.realpath(argv[1]) == self._wrapper:
-            return argv[2:]
+            return argv[2:], False
         if self._nel and argv and argv[0] == self._nel:
-            return argv[1:]
+            return argv[1:], False
+        if self._keeper and argv and argv[0] == self._keeper:
+            return argv[1:], True
         return None
 
     def run(self, command, *args, **kwargs):
-        nel_args = self._nel_args(command) if isinstance(command, (list, tuple)) else None
-        if nel_args is None or nel_args[:1] != ["run"]:
+        routed = self._route(command) if isinstance(command, (list, tuple)) else None
+        if routed is None or routed[0][:1] != ["run"]:
             return self._real.run(command, *args, **kwargs)
+        from helpers.keep import kept_temporary_directories
+
+        nel_args, kept = routed
         environ = dict(kwargs.get("env") or os.environ)
-        # scripts/nel-gym.sh exports an invocation id when the caller has none.
-        environ.setdefault("NEL_INVOCATION_ID", os.urandom(8).hex())
-        done = launcher().run(nel_args, environ, str(kwargs.get("cwd") or os.getcwd()))
+        if not kept:  # scripts/nel-gym.sh exports an invocation id when the caller has none
+            environ.setdefault("NEL_INVOCATION_ID", os.urandom(8).hex())
+        cwd = str(kwargs.get("cwd") or os.getcwd())
+        with kept_temporary_directories() if kept else contextlib.nullcontext():
+            done = launcher().run(nel_args, environ, cwd)
         return self._real.CompletedProcess(list(command), done.returncode, done.stdout, done.stderr)
 
 
-def route_dry_runs(monkeypatch) -> None:
+def route_dry_runs(monkeypatch, keeper: str | None = None) -> None:
     """For one test: evalkit's launcher dry-runs (preflight --with-launcher, init --check)
     call the real nel 0.2.6 in this process instead of starting `nel` (about 3 s each, or
-    a uvx start through scripts/nel-gym.sh). Tests marked `launcher` or `entrypoint` keep
-    the real process."""
+    a uvx start through scripts/nel-gym.sh); `keeper` names a keeping `--nel` to route
+    too. Tests marked `launcher` or `entrypoint` keep the real process unless they ask."""
     import subprocess
     from pathlib import Path
 
@@ -181,5 +191,5 @@ def route_dry_runs(monkeypatch) -> None:
     from helpers.nel import nel_executable
 
     wrapper = os.path.realpath(Path(__file__).resolve().parents[2] / "scripts" / "nel-gym.sh")
-    proxy = _SubprocessRoutingNel(subprocess, wrapper, nel_executable())
+    proxy = _SubprocessRoutingNel(subprocess, wrapper, nel_executable(), keeper)
     monkeypatch.setattr(evalkit_launcher, "subprocess", proxy)

@@ -285,25 +285,23 @@ def _hostile_doc(doc: dict, text: str) -> dict:
     return doc
 
 
-_PLAIN: dict[int, str] = {}
-
-
-def _plain_page(report_doc: dict, render_html) -> str:
+@pytest.fixture(scope="module")
+def plain_page(report_doc) -> str:
     """The page for the text "x", the same for every example: rendered once."""
-    if id(report_doc) not in _PLAIN:
-        _PLAIN[id(report_doc)] = render_html(_hostile_doc(report_doc, "x"), title="x")
-    return _PLAIN[id(report_doc)]
+    from evalkit.render.release_report import render_html
+
+    return render_html(_hostile_doc(report_doc, "x"), title="x")
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # matplotlib: a glyph the font lacks
 @settings(max_examples=examples(8), deadline=None)
 @given(ANY_TEXT)
-def test_the_report_html_has_no_tag_from_data(report_doc, text):
+def test_the_report_html_has_no_tag_from_data(report_doc, plain_page, text):
     from evalkit.render.release_report import render_html
 
     page = render_html(_hostile_doc(report_doc, text), title=text)
     assert not RAW.search(page)
-    plain = _plain_page(report_doc, render_html)
+    plain = plain_page
     # the page's own markup is the same; the plots (matplotlib SVG) draw the text as text
     svg = re.compile(r"<svg\b.*?</svg>", re.S)
     assert [t for t, _ in tags_of(svg.sub("", page)).tags] == [
