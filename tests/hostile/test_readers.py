@@ -22,6 +22,7 @@ import pytest
 from evalkit.errors import InputError
 from helpers.cli import run_evalkit
 from helpers.rungen import write_mrcr_run
+from helpers.tier import size
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -341,7 +342,7 @@ def test_regrade_unreadable_file_names_no_line_zero(tmp_path, run_cli, monkeypat
 
 # ------------------------------------------------------------------ linear-time scans
 
-TEN_MB = 10 * 1024 * 1024
+LINE_BYTES = size(10 * 1024 * 1024)  # 10 MB; a tenth in the fast tier (helpers/tier.py)
 
 
 def _scans():
@@ -361,16 +362,16 @@ def _scans():
         VllmLogStats().feed(1, text)
 
     return [
-        (checkpoint_mount, "a" * TEN_MB),  # 1 MB took > 120 s with the old regex
-        (checkpoint_mount, "/ckpt," * (TEN_MB // 6) + ":/checkpoint"),
-        (logscan.pre_cmd_failure, "error " * (TEN_MB // 6)),
-        (logscan.pre_cmd_failure, "tiktoken" * (TEN_MB // 8)),
-        (log_scan, "Traceback " + "e" * TEN_MB),
-        (log_scan, "GPU KV cache usage: " + "1." * (TEN_MB // 2)),
-        (server, "Maximum concurrency for " + "1," * (TEN_MB // 2)),
-        (embedded_configs, 'echo "' + "A" * TEN_MB),
-        (status.walltime_from_run_sub, "#SBATCH --time " + "1" * TEN_MB),
-        (_DISABLE.search, "<!-- evalkit: disable=a" + " " * TEN_MB),
+        (checkpoint_mount, "a" * LINE_BYTES),  # 1 MB took > 120 s with the old regex
+        (checkpoint_mount, "/ckpt," * (LINE_BYTES // 6) + ":/checkpoint"),
+        (logscan.pre_cmd_failure, "error " * (LINE_BYTES // 6)),
+        (logscan.pre_cmd_failure, "tiktoken" * (LINE_BYTES // 8)),
+        (log_scan, "Traceback " + "e" * LINE_BYTES),
+        (log_scan, "GPU KV cache usage: " + "1." * (LINE_BYTES // 2)),
+        (server, "Maximum concurrency for " + "1," * (LINE_BYTES // 2)),
+        (embedded_configs, 'echo "' + "A" * LINE_BYTES),
+        (status.walltime_from_run_sub, "#SBATCH --time " + "1" * LINE_BYTES),
+        (_DISABLE.search, "<!-- evalkit: disable=a" + " " * LINE_BYTES),
     ]
 
 

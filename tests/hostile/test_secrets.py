@@ -16,7 +16,7 @@ from evalkit.render.redact import is_secret_name, redact_data
 from evalkit.secrets import SHAPES
 from evalkit.secrets.known import KNOWN
 from evalkit.secrets.quote import redact_quoted as redact_text
-from helpers.tier import examples
+from helpers.tier import examples, size
 
 from .conftest import MRCR_EXAMPLE, SECRETS, assert_no_secret, snapshot
 
@@ -213,7 +213,7 @@ def _redact_seconds(size: int) -> float:
 
 
 def test_a_10_mb_line_is_linear():
-    small, big = _redact_seconds(1_000_000), _redact_seconds(10_000_000)
+    small, big = _redact_seconds(size(1_000_000)), _redact_seconds(size(10_000_000))
     # Linear: ten times the input takes about ten times as long (generous for a loaded box).
     assert big < 40 * max(small, 0.01)
     assert big < 60

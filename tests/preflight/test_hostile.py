@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evalkit.config.yamldoc import MAX_BYTES
-from helpers.tier import examples
+from helpers.tier import examples, size
 
 from .test_property import run_preflight
 
@@ -81,6 +81,6 @@ def _scan_cpu_seconds(size: int) -> float:
 def test_launcher_output_scans_are_linear():
     # issue 25: the `SomeError:` pattern backtracked quadratically (100 kB of word
     # characters took 30 s); every scan of the launcher's output is linear now.
-    small, big = _scan_cpu_seconds(1_000_000), _scan_cpu_seconds(10_000_000)
+    small, big = _scan_cpu_seconds(size(1_000_000)), _scan_cpu_seconds(size(10_000_000))
     assert big < 40 * max(small, 0.01)  # ten times the input, about ten times the time
     assert big < 60
