@@ -11,9 +11,8 @@ process plus the children it waited for). Usage, from the repository root:
     python3 tests/bench/bench_suite.py --tier full -- -x   # after --: extra pytest args
     python3 tests/bench/bench_suite.py --tier fast --repeat 3   # min / median / max
 
-Before and after each run a fixed single-thread workload (the probe) is timed: this
-machine's speed moves by a third between hours, and the probe says which kind of hour a
-figure came from.
+On a shared machine the same tests can cost half as much CPU again from one hour to the
+next; --repeat shows the spread, and a figure is worth quoting with it.
 
 The targets (issue 41): the fast tier under 60 s, the full run under 8 minutes, on a
 2-core machine with a warm test environment.
@@ -38,26 +37,10 @@ REPO = Path(__file__).resolve().parents[2]
 SUMMARY = re.compile(r"^=* ?(\d+ (?:passed|failed).*) in [\d.]+s.*$", re.M)
 
 
-def probe() -> float:
-    """Wall seconds of a fixed pure-Python workload (difflib and json, the kind of work
-    the suite does most), on one thread: about 0.7 s on an idle machine of the README's kind."""
-    import difflib
-    import json as json_module
-
-    text = "".join(f"line {i} of the probe, value {i * 7 % 13}\n" for i in range(400))
-    other = text.replace("value 3", "value 4")
-    start = time.perf_counter()
-    for _ in range(12):
-        difflib.SequenceMatcher(None, text, other).ratio()
-        json_module.loads(json_module.dumps([text] * 50))
-    return time.perf_counter() - start
-
-
 def run_tier(tier: str, extra: list[str], top: int) -> tuple[int, float]:
     argv = ["bash", str(REPO / "tests" / "run.sh")]
     argv += ["--fast"] if tier == "fast" else []
     argv += ["-q", "-p", "no:randomly", *extra]
-    probe_before = probe()
     with tempfile.TemporaryDirectory(prefix="evalkit-bench-suite-") as folder:
         env = {**os.environ, "EVALKIT_TEST_PROFILE": folder}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -69,12 +52,10 @@ def run_tier(tier: str, extra: list[str], top: int) -> tuple[int, float]:
         for path in Path(folder).glob("*.jsonl"):
             rows += [json.loads(line) for line in path.read_text().splitlines() if line]
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    probe_after = probe()
     found = SUMMARY.findall(proc.stdout)
     print(f"== {tier} tier: bash tests/run.sh {' '.join(argv[2:])}")
     print(f"wall {wall:.1f} s, cpu {cpu:.1f} s (user+sys, all processes), exit {proc.returncode}")
     print(f"pytest: {found[-1] if found else proc.stdout.strip().splitlines()[-1:]}")
-    print(f"probe: {probe_before:.2f} s before, {probe_after:.2f} s after (see the docstring)")
     per_file: dict[str, list[float]] = collections.defaultdict(lambda: [0.0, 0.0, 0])
     for row in rows:
         entry = per_file[row["id"].split("::")[0]]
