@@ -456,3 +456,42 @@ def test_a_late_health_wait_without_a_projection_is_watched_not_stopped(tmp_path
     assert warning["id"] == "health-wait-near-timeout"
     assert doc["triage"]["verdict"].startswith("watch it")
     assert doc["triage"]["next"] == [] and code == 0
+
+
+def _next_lines(out: str) -> list[str]:
+    return [line.strip() for line in out.split("\nnext:\n", 1)[1].splitlines()]
+
+
+def test_validate_on_a_dead_run_gives_the_cause_not_a_resume(tmp_path, cli):
+    """validate said "Resume the run (progress is kept)" and printed the sbatch line for
+    a run whose config cannot start: the resubmission fails the same way."""
+    task = dead_task(tmp_path, signature_logs("vllm-kv-cache-too-small"), jobs=["4100001"])
+    code, out, err = cli("validate", task)
+    assert code == 1 and err == ""
+    assert "why it ended: vllm-kv-cache-too-small" in out
+    steps = _next_lines(out)
+    assert steps[:2] == [
+        "change in configs/mrcr_1m.yaml: deployment.command: --max-model-len 488448",
+        "scripts/nel-gym.sh run --config configs/mrcr_1m.yaml",
+    ]
+    assert not any("sbatch run.sub" in s or "nel resume" in s for s in steps)
+    assert not any(s.startswith("fix rollout-count:") for s in steps)
+    code, out, _ = cli("validate", task, "--format", "json")
+    doc = json.loads(out)
+    _, status = triage_of(cli, task)
+    assert doc["tasks"][0]["triage"]["cause"] == status["triage"]["cause"]
+    assert doc["tasks"][0]["triage"]["next"] == status["triage"]["next"]
+
+
+def test_validate_on_a_timed_out_run_resumes_it(tmp_path, cli):
+    task = dead_task(tmp_path, signature_logs("slurm-time-limit"), jobs=["4100001"])
+    _, out, _ = cli("validate", task)
+    assert "why it ended: slurm-time-limit" in out
+    assert _commands(_next_lines(out))[0] == f"nel resume {INVOCATION}"
+
+
+def test_validate_on_an_incomplete_run_without_a_cause_keeps_its_resume(tmp_path, cli):
+    task = dead_task(tmp_path, {"slurm-4100001.log": "starting\n"}, jobs=["4100001"])
+    _, out, _ = cli("validate", task)
+    assert "why it ended" not in out
+    assert any("sbatch run.sub" in s for s in _next_lines(out))

@@ -24,6 +24,11 @@ http-retries); other tasks results-file, score, output-limit, log-errors, and pr
 http-retries and preemption when they have the client or server log those read.
 The rules are documented in references/run-validation.md; `evalkit status` runs the
 same ones on a growing run.
+
+An incomplete task is also read for why it ended (the failure signatures `evalkit
+status` names, references/failures.md): when its logs name a cause, the answer is that
+cause, its fix and the relaunch or resume command it calls for, not a plain resume that
+would fail the same way.
 """
 EXAMPLES = """\
   evalkit validate runs/20261130_101500-0123456789abcdef/nemo_gym.0
@@ -52,8 +57,31 @@ def run(args: argparse.Namespace) -> int:
     from evalkit.render.validate import report_text
 
     document = report_document(validate_path(args.run, expected_override=args.expected))
+    triages = _why_incomplete_tasks_ended(args.run, document, args.expected)
+    for entry in document["tasks"]:
+        if entry["task"] in triages:
+            entry["triage"] = triages[entry["task"]].to_json()
     if args.format == "json":
         write_json(document)
     else:
-        sys.stdout.write(report_text(document, args.run))
+        sys.stdout.write(report_text(document, args.run, triages))
     return 0 if document["verdict"] == VALID else 1
+
+
+def _why_incomplete_tasks_ended(run: str, document: dict, expected: int | None) -> dict:
+    """Task name -> its triage (checks/failures), for each incomplete task whose logs name
+    a cause; read as `evalkit status` reads them, so both commands give one answer."""
+    import time
+
+    from evalkit.checks.failures import attach
+    from evalkit.runs.layout import resolve_task_runs
+    from evalkit.status import TaskMonitor
+
+    # One task's document leaves the task out of its checks (None stands for it).
+    names = {c.get("task") for c in document["checks"] if c.get("kind") == "incomplete"}
+    if not names:
+        return {}
+    tasks = [t for t in resolve_task_runs(run) if None in names or t.name in names]
+    now = time.time()
+    statuses = [TaskMonitor(t, expected).refresh(now) for t in tasks]
+    return {t.task: t for t in attach.attach(tasks, statuses) if t.cause is not None}

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from evalkit.render.endings import checked_line, ending, fix_line, quote, run_check_see
 from evalkit.render.inert import inert_data
+from evalkit.render.triage import triage_lines, triage_steps
 
 MARKS = {"pass": "[ok]  ", "warn": "[warn]", "fail": "[FAIL]"}
 
 
-def report_text(doc: dict[str, Any], run: str | None = None) -> str:
+def report_text(
+    doc: dict[str, Any], run: str | None = None, triages: Mapping[str, Any] | None = None
+) -> str:
+    """TRIAGES: task name -> why that incomplete task ended (checks/failures), if named."""
+    triages = triages or {}
     raw, doc = doc, inert_data(doc)  # the view prints run data on one line each
     tasks = doc["tasks"]
     checks = iter(doc["checks"])
@@ -25,26 +31,38 @@ def report_text(doc: dict[str, Any], run: str | None = None) -> str:
                 f"  {MARKS[pending['status']]} {pending['id']}: {pending['message']}{kind}"
             )
             pending = next(checks, None)
+        lines += triage_lines(triages.get(task["task"]))
         if len(tasks) > 1:
             lines.append(f"  task verdict: {task['verdict']}")
     lines.append(f"verdict: {doc['verdict']}")
-    return "\n".join(lines) + "\n" + _ending(raw, run)
+    return "\n".join(lines) + "\n" + _ending(raw, run, triages)
 
 
 def _where(check: dict[str, Any]) -> str:
     return f"{check['task']}: " if "task" in check else ""
 
 
-def _ending(doc: dict[str, Any], run: str | None) -> str:
-    """What ran, and per failed check the change to make before validating again."""
+def _ending(doc: dict[str, Any], run: str | None, triages: Mapping[str, Any]) -> str:
+    """What ran, and per failed check the change to make before validating again. An
+    incomplete task whose logs say why it ended gets that cause's steps instead of the
+    resume advice (a relaunch, or a resume only where the cause is a resume event)."""
     target = quote(run) if run else "RUN"
     failed = [c for c in doc["checks"] if c["status"] == "fail"]
     warned = [c["id"] for c in doc["checks"] if c["status"] == "warn"]
-    steps = list(dict.fromkeys(_where(c) + fix_line(c["id"]) for c in failed))
-    incomplete = [c for c in failed if c.get("kind") == "incomplete"]
+    names = [t["task"] for t in doc["tasks"]]
+
+    def explained(check: dict[str, Any]) -> bool:
+        return check.get("kind") == "incomplete" and check.get("task", names[0]) in triages
+
+    ended = [triages[n] for n in names if n in triages]
+    steps = triage_steps(ended, named=len(names) > 1)
+    steps += list(dict.fromkeys(_where(c) + fix_line(c["id"]) for c in failed if not explained(c)))
+    incomplete = [c for c in failed if c.get("kind") == "incomplete" and not explained(c)]
     if incomplete:
         steps += _resume(run, {c.get("task") for c in incomplete})
-    if failed:
+    if ended and not incomplete:
+        steps.append("then: evalkit validate RUN (the run directory the relaunch or resume writes)")
+    elif failed:
         steps.append(f"then: evalkit validate {target}")
     else:
         steps += [
