@@ -35,6 +35,7 @@ BASE = {
     "checkpoint",
     "secrets",
     "skillroot",
+    "shellword",
     "_seqmatch",
 }
 # The two sides never import each other: a run check does not read a config under

@@ -495,3 +495,26 @@ def test_validate_on_an_incomplete_run_without_a_cause_keeps_its_resume(tmp_path
     _, out, _ = cli("validate", task)
     assert "why it ended" not in out
     assert any("sbatch run.sub" in s for s in _next_lines(out))
+
+
+def test_a_config_path_with_a_control_character_is_one_exact_shell_word(tmp_path, cli):
+    """run.sub is run data: its launch path reaches the relaunch command as a word bash
+    reads back byte for byte (shlex.quote alone printed `'...\\x1b...'`, another file)."""
+    import subprocess
+
+    task = dead_task(tmp_path, signature_logs("vllm-kv-cache-too-small"), jobs=["4100001"])
+    odd = "configs/mrcr\x1b[31m_1m\u202e.yaml"
+    run_sub = task / "run.sub"
+    run_sub.write_text(
+        run_sub.read_text().replace("--config configs/mrcr_1m.yaml", f"--config {odd}")
+    )
+    _, doc = triage_of(cli, task)
+    relaunch = doc["triage"]["next"][-1]
+    prefix = "scripts/nel-gym.sh run --config "
+    assert relaunch.startswith(prefix) and relaunch.isprintable()
+    echo = subprocess.run(
+        ["bash", "-c", f"printf %s {relaunch[len(prefix) :]}"], capture_output=True, text=True
+    )
+    assert echo.stdout == odd
+    _, out = text_of(cli, task)
+    assert relaunch in out.splitlines()[-1]

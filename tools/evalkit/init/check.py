@@ -14,6 +14,7 @@ import shlex
 from dataclasses import dataclass
 
 from evalkit.errors import UsageError
+from evalkit.shellword import shell_word
 
 WORKFLOW = "references/launcher-workflow.md"
 RULES = "references/rules.md"
@@ -174,7 +175,7 @@ def dry_run(
 
 def commands(path: str, gym: bool, canary: bool, env_file: str | None = None) -> dict:
     nel = "scripts/nel-gym.sh" if gym else "nel"
-    run = f"{nel} run --config {shlex.quote(path)} --env-file {shlex.quote(env_file or '.env')}"
+    run = f"{nel} run --config {shell_word(path)} --env-file {shell_word(env_file or '.env')}"
     out = {
         "export": "export " + " ".join(f"{k}={v}" for k, v in TRUST.items()),
         "dry_run": f"{run} --dry-run",

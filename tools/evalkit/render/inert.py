@@ -12,20 +12,19 @@ shown as escapes, and is never markup or a command:
   break from data; a code span no backtick in the value can close.
 - `html_text`: HTML-escaped and on one line.
 - `shell_word`: one shell word, redacted first and quoted after (shlex.quote; bash's
-  `$'...'` when the value holds a control character, so it stays one line and exact).
+  `$'...'` when the value holds a control character, so it stays one line and exact);
+  defined in evalkit.shellword, so the layers below the renderers quote the same way.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from typing import Any
 
 from evalkit.render.redact import redact_text
-
-# What can break a line, move the cursor, recolour a terminal or reorder the text shown.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u2028\u2029\u061c\u200e\u200f]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+from evalkit.shellword import NAMED as _NAMED
+from evalkit.shellword import UNSAFE as _UNSAFE
+from evalkit.shellword import shell_word
 
 
 def _escape(char: str) -> str:
@@ -128,26 +127,6 @@ def html_text(value: Any) -> str:
     import html
 
     return html.escape(one_line(value))
-
-
-# ---- shell ----------------------------------------------------------------------------
-
-
-def shell_word(value: Any) -> str:
-    """VALUE as one shell word: secrets redacted first, then quoted, so a placeholder such as
-    `<redacted:url-password>` is inside the quotes; a control character makes it bash's
-    `$'...'` form, which names the same bytes on one line."""
-    text = redact_text(str(value))
-    if not has_unsafe(text):
-        return shlex.quote(text)
-    body = text.replace("\\", "\\\\").replace("'", "\\'")
-    return "$'" + _UNSAFE.sub(lambda m: _shell_escape(m.group(0)), body) + "'"
-
-
-def _shell_escape(char: str) -> str:
-    # bash reads `\xHH` as a byte and `\uHHHH` as a character (in the locale's encoding)
-    code = ord(char)
-    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}")
 
 
 __all__ = [

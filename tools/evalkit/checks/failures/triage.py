@@ -152,9 +152,9 @@ def _resume(facts: TaskFacts) -> str:
 
 def config_name(facts: TaskFacts) -> str:
     """The config that launched the run (run.sub's launcher_command), else CONFIG."""
-    import shlex
+    from evalkit.shellword import shell_word
 
-    return shlex.quote(facts.config_path) if facts.config_path else "CONFIG"
+    return shell_word(facts.config_path) if facts.config_path else "CONFIG"
 
 
 def relaunch_command(facts: TaskFacts) -> str:
@@ -181,10 +181,10 @@ def decide(t: TaskTriage) -> None:
     else:
         t.verdict = "the same config can succeed: nothing in it caused this"
     if rule.chain_continues and t.facts.job_name:
-        import shlex
+        from evalkit.shellword import shell_word
 
         t.next.append(
-            f"scancel --name={shlex.quote(t.facts.job_name)}   (the follow-up job run.sub "
+            f"scancel --name={shell_word(t.facts.job_name)}   (the follow-up job run.sub "
             "queued would start the same way)"
         )
     if rule.next == RESUME:
