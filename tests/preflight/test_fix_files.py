@@ -166,3 +166,26 @@ def test_one_file_named_twice_is_fixed_once(run_cli, tmp_path):
     code, out, err = run_cli("preflight", "c.yaml", "again.yaml", "./c.yaml", "--fix")
     assert "fixed 1" in out and out.count("fixed 1") == 1, out + err
     assert b'walltime: "10:00:00"' in cfg.read_bytes()
+
+
+@needs_patch
+@pytest.mark.parametrize("char", ["\u202e", "\u2066"])
+def test_a_diff_with_a_bidi_control_goes_to_a_pipe_exact_and_not_to_a_terminal(
+    run_cli, tmp_path, monkeypatch, char
+):
+    # YAML itself refuses C0 controls such as ESC; the bidi overrides and isolates it
+    # reads, and they reorder what a reader of the diff sees.
+    text = WALLTIME.read_text().replace(
+        "  walltime: 10:00:00\n", f"  walltime: 10:00:00\n  # note {char}[31m red\n"
+    )
+    cfg = _copy(tmp_path, data=text.encode())
+    code, diff, _ = run_cli("preflight", "c.yaml", "--diff")  # captured: not a terminal
+    assert code == 1 and char in diff
+    assert _patched(tmp_path, cfg, diff) != text.encode()
+    cfg.write_text(text)
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    code, out, err = run_cli("preflight", "c.yaml", "--diff")
+    line = text[: text.index(char)].count("\n") + 1
+    assert code == 2 and out == "" and f"c.yaml:{line}:" in err
+    assert f"U+{ord(char):04X}" in err and len(err.strip().splitlines()) == 1
+    assert cfg.read_text() == text

@@ -31,7 +31,8 @@ refused), and reports what it fixed and what remains; a second --fix changes not
 Every batch of fixes is proved first: the config resolved before and after may differ only
 in the keys fixed. --diff prints the fixes as a unified diff for `patch -p0` and writes
 nothing (exit 1 when there is a diff or an error would remain); a diff that would not
-apply as printed is not printed.
+apply as printed is not printed, nor one holding a bidi control character when stdout is
+a terminal (piped, it is printed exact).
 """
 EXAMPLES = """\
   evalkit preflight recipes/examples/gym/example_mrcr.yaml --template
@@ -327,6 +328,7 @@ def _fix(args, configs, options, select, ignore) -> int:
     from evalkit.preflight import suppress
     from evalkit.preflight.fixes.engine import fix_text
     from evalkit.preflight.fixes.files import check_writable, read_config, write_in_place
+    from evalkit.render.diff import refusal as diff_refusal
     from evalkit.render.report import findings_text, write_json
 
     write = args.fix and not args.diff
@@ -349,13 +351,10 @@ def _fix(args, configs, options, select, ignore) -> int:
     diff = ""
     if args.diff:
         diffs = {o.file: o.diff(sources[o.file].newline) for o in outcomes}
-        for path, one in diffs.items():
-            if _as_printed(one) != one:
-                raise InputError(
-                    "the diff holds text the output filter rewrites (a secret), so it would "
-                    "not apply as printed: no diff printed; --fix writes the fixes",
-                    path,
-                )
+        terminal = args.format == "text" and sys.stdout.isatty()
+        for o in outcomes:
+            if (why := diff_refusal(diffs[o.file], o.text, terminal)) is not None:
+                raise InputError(why[0], o.file, why[1])
         diff = "".join(diffs.values())
     remaining, hidden = [], 0
     for o in outcomes:
@@ -401,13 +400,6 @@ def _fix(args, configs, options, select, ignore) -> int:
     if args.diff and any(o.changed for o in outcomes):
         code = 1
     return code
-
-
-def _as_printed(text: str) -> str:
-    """What the output layer prints for `text` (it redacts secrets on the way out)."""
-    from evalkit.render.redact import redact_text
-
-    return redact_text(text)
 
 
 def _unsafe_available(outcomes, options, select, ignore) -> set:
