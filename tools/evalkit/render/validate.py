@@ -22,7 +22,7 @@ def report_text(
     checks = iter(doc["checks"])
     pending = next(checks, None)
     lines: list[str] = []
-    for task in tasks:
+    for task, name in zip(tasks, (t["task"] for t in raw["tasks"]), strict=True):
         lines.append(f"{task['task']} ({task['benchmark']})")
         # the document lists each task's checks together, in task order
         while pending is not None and (len(tasks) == 1 or pending["task"] == task["task"]):
@@ -31,7 +31,7 @@ def report_text(
                 f"  {MARKS[pending['status']]} {pending['id']}: {pending['message']}{kind}"
             )
             pending = next(checks, None)
-        lines += triage_lines(triages.get(task["task"]))
+        lines += triage_lines(triages.get(name))  # keyed by the name as the run spells it
         if len(tasks) > 1:
             lines.append(f"  task verdict: {task['verdict']}")
     lines.append(f"verdict: {doc['verdict']}")
