@@ -29,6 +29,6 @@ def refusal(diff: str, text: str, terminal: bool) -> tuple[str, int | None] | No
     at = text.find(char)
     return (
         f"the diff holds U+{ord(char):04X}, a control or bidi character, which a terminal "
-        "would act on: no diff printed here; pipe it (`| patch -p0`) or use --format json",
+        "would act on: no diff printed here; pipe it (`| patch -p0`) or redirect it to a file",
         text.count("\n", 0, at) + 1 if at >= 0 else None,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evalkit.checks.failures.model import RESUME
 from evalkit.render.endings import checked_line, ending, fix_line, quote, run_check_see
 from evalkit.render.inert import inert_data
 from evalkit.render.triage import triage_lines, triage_steps
@@ -60,10 +61,11 @@ def _ending(doc: dict[str, Any], run: str | None, triages: Mapping[str, Any]) ->
     incomplete = [c for c in failed if c.get("kind") == "incomplete" and not explained(c)]
     if incomplete:
         steps += _resume(run, {c.get("task") for c in incomplete})
-    if ended and not incomplete:
-        steps.append("then: evalkit validate RUN (the run directory the relaunch or resume writes)")
-    elif failed:
-        steps.append(f"then: evalkit validate {target}")
+    if failed:
+        # a resume writes into this run; a relaunch makes a new run directory
+        relaunched = any(t.cause.rule.next != RESUME for t in ended)
+        note = "   (a relaunched task: the run directory its relaunch writes)" if relaunched else ""
+        steps.append(f"then: evalkit validate {target}{note}")
     else:
         steps += [
             f"read {rule_id} before quoting the score (see {run_check_see(rule_id)})"
