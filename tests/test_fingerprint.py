@@ -15,12 +15,15 @@ from pathlib import Path
 import pytest
 
 from evalkit.comparison.fingerprint import (
+    ACCEPT,
     NOT_COMPARABLE,
     NOTE,
     TABLE,
+    UNVERIFIED,
     WARNING,
     diff_fingerprints,
 )
+from evalkit.comparison.fingerprint_checks import OWNED
 from evalkit.comparison.fingerprint_docs import END, render, splice
 from evalkit.runs.fingerprint import FIELDS, DatasetIdentity, dataset_identity, read_fingerprint
 from evalkit.runs.run import load_runs
@@ -117,8 +120,12 @@ def test_the_issue_case_two_not_comparable_diffs_naming_both_fields(tmp_path):
     assert "base 1, candidate 0.6" in temperature.reason
     assert "base 16384, candidate 4096" in tokens.reason
     assert "artifacts/run_config.yml:5" in tokens.reason
-    # Nothing else differs but what the two sides did not record (notes).
-    assert {d.consequence for d in diffs} - {NOT_COMPARABLE} <= {NOTE}
+    # Nothing else differs but what the two sides did not record: notes, and the dataset
+    # (read_fingerprint is handed none here), unverified as every unrecorded blocking field.
+    assert {d.consequence for d in diffs} - {NOT_COMPARABLE} <= {NOTE, UNVERIFIED}
+    # (gym_version: not a Gym task; the trust check gym-version owns it, comparison/
+    # fingerprint_checks.OWNED, so neither becomes a finding of the fingerprint)
+    assert {d.field for d in diffs if d.consequence == UNVERIFIED} == {"dataset", "gym_version"}
 
 
 def test_the_bundled_pair_differs_in_the_checkpoint_only():
@@ -126,21 +133,23 @@ def test_the_bundled_pair_differs_in_the_checkpoint_only():
     cand = read_fingerprint(_one(task_dir("candidate", GPQA)))
     assert base.value("checkpoint") != cand.value("checkpoint")
     diffs = diff_fingerprints(base, cand)
-    assert all(d.consequence == NOTE for d in diffs), diffs
+    assert all(d.consequence == NOTE or d.field in OWNED for d in diffs), diffs
     assert "checkpoint" not in {d.field for d in diffs}
+    assert base.conflicts == cand.conflicts == ()  # config and results.yml agree
 
 
 def test_every_field_has_a_declared_consequence():
     assert tuple(TABLE) == FIELDS
     for name, rule in TABLE.items():
-        assert rule.consequence in (NOT_COMPARABLE, WARNING, NOTE, None), name
+        assert rule.consequence in (NOT_COMPARABLE, ACCEPT, WARNING, NOTE, None), name
         assert rule.why and "\n" not in rule.why, name
     assert TABLE["checkpoint"].consequence is None
     assert TABLE["served_model"].consequence == NOTE
     for name in ("temperature", "top_p", "max_new_tokens", "dataset", "repeats", "limit_samples"):
         assert TABLE[name].consequence == NOT_COMPARABLE, name
-    for name in ("vllm_version", "images", "harness_version"):
-        assert TABLE[name].consequence == WARNING, name
+    assert TABLE["vllm_version"].consequence == WARNING  # its image is the blocking field
+    for name in ("images", "harness_version"):  # issue 47: no pass on another stack
+        assert TABLE[name].consequence == ACCEPT, name
 
 
 @pytest.mark.parametrize(
@@ -306,13 +315,15 @@ def test_fingerprint_of_a_run_sub_the_real_launcher_renders(tmp_path):
         "reasoning_traces",
     }
     warned = {n for n, d in diffs.items() if d.consequence == WARNING}
-    assert {"images", "max_model_len", "reasoning_parser"} <= warned
+    assert {"max_model_len", "reasoning_parser"} <= warned
+    assert diffs["images"].consequence == ACCEPT
 
 
 # -- hostile and broken input -----------------------------------------------------------------
 def test_unreadable_sources_leave_fields_unrecorded(tmp_path):
     task = _copy("baseline", GPQA, tmp_path)
     (task / "artifacts" / "run_config.yml").write_text("config: [unclosed\n", encoding="utf-8")
+    (task / "artifacts" / "results.yml").write_text("config: [unclosed\n", encoding="utf-8")
     (log,) = (task / "logs").glob("server-0-*.log")
     log.write_bytes(b"\x00\xff\xfe garbage \x1b[31m" * 1000 + b"\n")
     fp = read_fingerprint(_one(task))

@@ -57,8 +57,8 @@ def make_suite(
         seed=seed,
         skill=_known(len(items)),
         skill_by_needles=skill_by_needles,
+        checkpoint=checkpoint,
     )
-    add_deployment(task, checkpoint)
     invocation = task.parent
     quality = [0.3 + 0.5 * (i % 2) + gdpval_shift for i in range(80)]
     write_gdpval_run(
@@ -89,6 +89,35 @@ def suites(tmp_path_factory, mrcr_items):
     return {"root": root, "base": base, "cand": cand, "gate": gate}
 
 
+# What these generated suites do not record (the GPQA task is a results.yml alone, GDPVal
+# has no run.sub): without accepting them, every row here is `unverified` (issue 47).
+GAPS = (
+    "checkpoint",
+    "images",
+    "max_new_tokens",
+    "repeats",
+    "limit_samples",
+    "sampling-temperature",
+    "sampling-top_p",
+    "response-reuse",
+    "harness-version",
+    "reasoning_traces",
+    "chat_template_kwargs",
+    "system_prompt",
+)
+ACCEPT_GAPS = tuple(a for gap in GAPS for a in ("--accept", gap))
+
+
+def test_without_evidence_the_suite_is_unverified_never_pass(run_cli, suites):
+    code, doc = _compare(run_cli, suites["base"], suites["cand"], "--gate", suites["gate"])
+    rows = _rows(doc)
+    assert rows["gpqa"]["verdict"] == "unverified" and code == 1
+    assert rows["gpqa"]["verdict_if_verified"] == "no_regression"
+    assert doc["gate"] == "unverified"
+    assert any("unverified response-reuse" in r for r in rows["gpqa"]["reasons"])
+    assert any("record next time" in r for r in rows["gpqa"]["reasons"])
+
+
 def _compare(run_cli, base, cand, *extra):
     code, out, err = run_cli("compare", base, cand, "--format", "json", *FAST, *extra)
     assert code in (0, 1), err
@@ -110,9 +139,12 @@ def _rows(doc) -> dict[str, dict]:
 
 
 def test_independent_equal_suites_pass_the_gate(run_cli, suites):
-    code, doc = _compare(run_cli, suites["base"], suites["cand"], "--gate", suites["gate"])
+    code, doc = _compare(
+        run_cli, suites["base"], suites["cand"], "--gate", suites["gate"], *ACCEPT_GAPS
+    )
     rows = _rows(doc)
     assert set(rows) == {"mrcr", "gdpval", "gpqa"}
+    assert any(r.startswith("accepted without evidence (--accept)") for r in doc["reasons"])
     assert {r["verdict"] for r in rows.values()} == {"no_regression"}, doc
     assert doc["gate"] == "pass" and code == 0
     for key in ("task", "benchmark", "paired", "n", "base", "cand", "delta", "ci95"):
@@ -127,9 +159,10 @@ def test_independent_equal_suites_pass_the_gate(run_cli, suites):
     assert rows["mrcr"]["provenance"]["cand"]["checkpoint"] == "/ckpt/model-nvfp4"
 
     code, text, _ = run_cli(
-        "compare", suites["base"], suites["cand"], *FAST, "--gate", suites["gate"]
+        "compare", suites["base"], suites["cand"], *FAST, "--gate", suites["gate"], *ACCEPT_GAPS
     )
     assert "gate: pass" in text and "UNPAIRED" in text and code == 0
+    assert "ACCEPTED without evidence" in text
 
 
 def test_an_8_needle_loss_fails_the_gate(run_cli, suites, mrcr_items):
@@ -154,7 +187,7 @@ def test_a_score_without_stderr_makes_the_gate_inconclusive(run_cli, suites, mrc
     cand = make_suite(
         suites["root"] / "nostderr", mrcr_items, seed=3, checkpoint="/ckpt/b", gpqa=(71.0, None)
     )
-    code, doc = _compare(run_cli, suites["base"], cand, "--gate", suites["gate"])
+    code, doc = _compare(run_cli, suites["base"], cand, "--gate", suites["gate"], *ACCEPT_GAPS)
     assert _rows(doc)["gpqa"]["verdict"] == "inconclusive"
     assert doc["gate"] == "inconclusive" and code == 1
 
@@ -258,7 +291,14 @@ def test_reference_distance_is_reported_and_far_blocks_pass(run_cli, suites):
     ref = suites["root"] / "ref.yaml"
     ref.write_text("tolerance: 3.0\nbenchmarks:\n  gpqa: {score: 72.0, source: 'model card'}\n")
     code, doc = _compare(
-        run_cli, suites["base"], suites["cand"], "--gate", suites["gate"], "--reference", ref
+        run_cli,
+        suites["base"],
+        suites["cand"],
+        "--gate",
+        suites["gate"],
+        "--reference",
+        ref,
+        *ACCEPT_GAPS,
     )
     gpqa = _rows(doc)["gpqa"]["reference"]
     assert gpqa["distance"] == pytest.approx(-1.0) and gpqa["status"] == "ok"
@@ -266,7 +306,14 @@ def test_reference_distance_is_reported_and_far_blocks_pass(run_cli, suites):
 
     ref.write_text("benchmarks:\n  gpqa: {score: 80.0, source: 'model card', tolerance: 2}\n")
     code, doc = _compare(
-        run_cli, suites["base"], suites["cand"], "--gate", suites["gate"], "--reference", ref
+        run_cli,
+        suites["base"],
+        suites["cand"],
+        "--gate",
+        suites["gate"],
+        "--reference",
+        ref,
+        *ACCEPT_GAPS,
     )
     assert _rows(doc)["gpqa"]["reference"]["status"] == "far"
     assert doc["gate"] == "not_comparable" and code == 1

@@ -133,6 +133,12 @@ class HarnessAdapter(Adapter):
     def item_scale(self, run: Run) -> str | None:
         return self.declared_scale
 
+    def stored_replies(self, run: Run) -> dict[Any, Fingerprint] | None:
+        """One fingerprint per reply the harness keeps with its items (its own per-item
+        store, not the adapter's cache), keyed by item as both sides key it; None when
+        this harness keeps no reply text per item."""
+        return None
+
 
 def cached(run: Run, key: str, read):
     """READ(run) once per run."""
@@ -148,6 +154,11 @@ def dataset_of(outcomes: TaskOutcomes) -> tuple[int, str]:
 
     found = dataset_identity((i.item_id, i.prompt_digest or "") for i in outcomes.items)
     return found.item_count, found.digest
+
+
+def reply_fingerprint(content: Any, reasoning: Any) -> Fingerprint:
+    """A reply the harness kept without a response id: its digest only."""
+    return Fingerprint(None, _reply_digest(content, reasoning))
 
 
 def _reply_digest(content: Any, reasoning: Any) -> bytes | None:
@@ -208,4 +219,5 @@ __all__ = [
     "cached",
     "dataset_of",
     "out_of_range",
+    "reply_fingerprint",
 ]

@@ -49,12 +49,20 @@ class TaskView:
     config_agent: str | None  # the agent the config names (MRCR: its variant's)
     _responses: Any = field(default=_UNREAD, repr=False)
     _fingerprint: Any = field(default=_UNREAD, repr=False)
+    _stored: Any = field(default=_UNREAD, repr=False)
 
     def responses(self):
         """Response fingerprints (the reuse trust check), read on first use."""
         if self._responses is _UNREAD:
             self._responses = self.adapter.responses(self.run)
         return self._responses
+
+    def stored_replies(self):
+        """Reply fingerprints from the harness's own per-item store (reuse check)."""
+        if self._stored is _UNREAD:
+            reader = getattr(self.adapter, "stored_replies", None)
+            self._stored = reader(self.run) if reader is not None else None
+        return self._stored
 
     def fingerprint(self):
         """The run's fingerprint (runs/fingerprint.py) with the dataset identity this

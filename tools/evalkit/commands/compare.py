@@ -27,13 +27,17 @@ Trust checks come first, the same for every task: a side whose `evalkit validate
 verdict is not valid, the same run directory, different sampling (the rollouts'
 responses_create_params, else the config), reused responses (same response ids, or
 byte-identical non-trivial responses, from the rollouts or the adapter's response
-cache), the same invocation id or checkpoint path, or different NeMo Gym or harness
-versions make a pair not_comparable; a check that cannot run says so. Provenance of
-each side is shown.
+cache, the harness's item store), the same invocation id or checkpoint path, or
+different NeMo Gym or harness versions make a pair not_comparable. Fail closed: a check
+whose evidence is absent (no response record, a setting or scale not recorded) makes the
+task `unverified`, never a pass, and names what to record next time; --accept CHECK
+waives one such gap knowingly, and the acceptance is printed. Provenance of each side is
+shown.
 
 Two invocation directories compare the whole suite: tasks pair by benchmark, Gym tasks
 by item, results.yml tasks unpaired; --gate FILE.yaml gives margins per benchmark and
-the suite gate (pass | fail | inconclusive | not_comparable; exit 0 only for pass);
+the suite gate (pass | fail | inconclusive | unverified | not_comparable; exit 0 only
+for pass);
 --reference FILE.yaml checks the baseline against published scores.
 
 The text ends with what compare already ran (validate on both sides, the scores, the
@@ -47,6 +51,7 @@ EXAMPLES = """\
   evalkit compare runs/bf16 runs/nvfp4 --margin 1 --format markdown > release-note.md
   evalkit compare <baseline_invocation_dir> <candidate_invocation_dir> --seed 1
   evalkit compare runs/bf16 runs/nvfp4 --gate gate.yaml --reference published.yaml
+  evalkit compare runs/bf16 runs/nvfp4 --accept response-reuse --accept images
 """
 FORMATS = ("text", "json", "markdown")
 
@@ -96,6 +101,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="margin per benchmark (points or relative) and a default; gives the suite gate",
     )
     parser.add_argument(
+        "--accept",
+        action="append",
+        default=[],
+        metavar="CHECK",
+        help="accept a gap knowingly: an unverified check (e.g. response-reuse, repeats) or "
+        "an acceptable difference (images, harness-version) stops blocking the pass; every "
+        "view and the release note print the acceptance (repeatable)",
+    )
+    parser.add_argument(
         "--reference",
         metavar="FILE.yaml",
         help="published scores per benchmark with their source: the baseline's distance "
@@ -114,6 +128,7 @@ def load_options(args: argparse.Namespace) -> dict[str, Any]:
         "seed": args.seed,
         "bootstrap": args.bootstrap,
         "weighting": args.weights,
+        "accept": frozenset(args.accept),
     }
 
 

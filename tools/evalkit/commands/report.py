@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         bootstrap=args.bootstrap,
         weighting=args.weights,
         default_margin=args.margin,
+        accept=options["accept"],
     )
     code = 0 if document["gate"] == "pass" else 1
     if args.format == "json":

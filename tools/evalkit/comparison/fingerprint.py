@@ -17,10 +17,14 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.runs.fingerprint import FIELDS, READS, Fingerprint
+from evalkit.runs.fingerprint import FIELDS, READS, Fingerprint, _canonical, same
 
 NOT_COMPARABLE, WARNING, NOTE = "not_comparable", "warning", "note"
-CONSEQUENCES = (NOT_COMPARABLE, WARNING, NOTE)
+# A difference of the serving stack: it blocks a pass until the user accepts it knowingly
+# (`--accept FIELD`), since a quantized checkpoint may need a newer server than its baseline.
+ACCEPT = "needs_acceptance"
+UNVERIFIED = "unverified"  # a field that could move the score, not recorded on a side
+CONSEQUENCES = (NOT_COMPARABLE, ACCEPT, WARNING, NOTE, UNVERIFIED)
 
 
 @dataclass(frozen=True)
@@ -42,9 +46,10 @@ TABLE: dict[str, Rule] = {
         " another deployment than intended",
     ),
     "images": Rule(
-        WARNING,
-        "another server or proxy image can change kernels and parsing; the vLLM version it"
-        " carries is compared on its own",
+        ACCEPT,
+        "another server or proxy image brings another vLLM, kernels and parsers, so part of"
+        " the delta would be the server's: serve both sides from one image, or accept the"
+        " difference knowingly (`--accept images`)",
     ),
     "vllm_version": Rule(
         WARNING,
@@ -81,9 +86,9 @@ TABLE: dict[str, Rule] = {
     ),
     "system_prompt": Rule(NOT_COMPARABLE, "another system prompt is another task for the model"),
     "harness_version": Rule(
-        WARNING,
-        "another harness release can change prompts, answer extraction or scoring; image"
-        " tags also change on rebuilds that change none of them",
+        ACCEPT,
+        "another harness release can change prompts, answer extraction or scoring: rerun"
+        " one side on the other's image, or accept it knowingly (`--accept harness-version`)",
     ),
     "launcher_version": Rule(
         WARNING,
@@ -129,22 +134,6 @@ class FieldDiff:
         }
 
 
-def same(a: Any, b: Any) -> bool:
-    """Equal as recorded: numbers by value (1 and 1.0 alike, within float rounding),
-    containers by their canonical JSON."""
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        if isinstance(a, bool) or isinstance(b, bool):
-            return a is b
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
-        return _canonical(a) == _canonical(b)
-    return a == b
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
 def shown(value: Any) -> str:
     """A value in a reason: JSON for containers, `g` for floats, strings as they are."""
     if isinstance(value, float):
@@ -168,9 +157,11 @@ def diff_fingerprints(base: Fingerprint, cand: Fingerprint) -> list[FieldDiff]:
                 if b.value is None and c.value is None
                 else ("the baseline" if b.value is None else "the candidate")
             )
+            # fail closed: a field whose difference would block the pass blocks it unrecorded
+            kind = UNVERIFIED if rule.consequence in (NOT_COMPARABLE, ACCEPT) else NOTE
             out.append(
                 FieldDiff(
-                    name, b.value, c.value, NOTE, f"{name} not recorded on {where}; not checked"
+                    name, b.value, c.value, kind, f"{name} not recorded on {where}; not checked"
                 )
             )
             continue
@@ -201,8 +192,10 @@ def docs_rows() -> list[tuple[str, str, str, str]]:
 
 __all__ = [
     "CONSEQUENCES",
+    "ACCEPT",
     "NOTE",
     "NOT_COMPARABLE",
+    "UNVERIFIED",
     "TABLE",
     "WARNING",
     "FieldDiff",

@@ -9,10 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalkit.comparison.trust import FAIL, NOTE, TrustCheck
+from evalkit.comparison.trust import FAIL, NOTE, UNVERIFIED, TrustCheck, waived
 
 WARN = "warn"
-STATUS = {"not_comparable": FAIL, "warning": WARN, "note": NOTE}
+STATUS = {
+    "not_comparable": FAIL,
+    "needs_acceptance": FAIL,
+    "warning": WARN,
+    "note": NOTE,
+    "unverified": UNVERIFIED,
+}
 OWNED = {
     "temperature": "sampling-temperature",
     "top_p": "sampling-top_p",
@@ -24,9 +30,31 @@ OWNED = {
 }
 
 
-def fingerprint_checks(base: Any, cand: Any) -> tuple[list[TrustCheck], dict[str, Any]]:
+def record_checks(base: Any, cand: Any) -> list[TrustCheck]:
+    """A setting a side recorded twice with two values (its config against the harness's
+    copy in results.yml, the rollouts against the config): that side's record cannot say
+    what ran, so the pair fails, naming both sources."""
+    checks = []
+    for side, fingerprint in (("baseline", base), ("candidate", cand)):
+        for conflict in getattr(fingerprint, "conflicts", ()):
+            checks.append(
+                TrustCheck(
+                    "record-agreement",
+                    FAIL,
+                    f"{side}: {conflict.message()}: the run's own records disagree on what "
+                    "it ran",
+                    {"field": conflict.field, "side": side},
+                )
+            )
+    return checks
+
+
+def fingerprint_checks(
+    base: Any, cand: Any, accepted: frozenset[str] = frozenset()
+) -> tuple[list[TrustCheck], dict[str, Any]]:
     """(checks, the row's `fingerprint` document) for two runs' fingerprints."""
     from evalkit.comparison.fingerprint import diff_fingerprints
+    from evalkit.runs.fingerprint import READS
 
     diffs = diff_fingerprints(base, cand)
     checks = [
@@ -34,11 +62,14 @@ def fingerprint_checks(base: Any, cand: Any) -> tuple[list[TrustCheck], dict[str
             "fingerprint",
             STATUS.get(d.consequence, NOTE),
             d.reason,
-            {"field": d.field, "consequence": d.consequence},
+            {"field": d.field, "consequence": d.consequence}
+            | ({"acceptable": True} if d.consequence == "needs_acceptance" else {}),
+            f"{d.field}: {READS[d.field]}" if d.consequence == "unverified" else None,
         )
         for d in diffs
         if d.field not in OWNED
     ]
+    checks = waived(checks, accepted)
     document = {
         "base": base.to_json(),
         "cand": cand.to_json(),
@@ -48,4 +79,4 @@ def fingerprint_checks(base: Any, cand: Any) -> tuple[list[TrustCheck], dict[str
     return checks, document
 
 
-__all__ = ["OWNED", "WARN", "fingerprint_checks"]
+__all__ = ["OWNED", "WARN", "fingerprint_checks", "record_checks"]

@@ -29,7 +29,7 @@ from typing import Any
 
 from evalkit.errors import InputError
 
-GATES = ("pass", "fail", "inconclusive", "not_comparable")
+GATES = ("pass", "fail", "inconclusive", "unverified", "not_comparable")
 DEFAULT_MARGIN = 1.0
 DEFAULT_TOLERANCE = 3.0
 
@@ -66,6 +66,7 @@ class Reference:
     score: float
     tolerance: float
     source: str | None
+    file: str | None = None  # the reference file it was read from
 
 
 def _number(value: Any, path: Path, where: str, *, minimum: float | None = None) -> float:
@@ -128,6 +129,7 @@ def load_reference(path: str | Path) -> dict[str, Reference]:
             score=_number(body["score"], p, f"{where}.score"),
             tolerance=_number(body.get("tolerance", tolerance), p, f"{where}.tolerance", minimum=0),
             source=str(source) if source is not None else None,
+            file=str(p),
         )
     return out
 

@@ -46,7 +46,9 @@ def pair_items(
     return strata, len(base.keys() - cand.keys()), len(cand.keys() - base.keys())
 
 
-def trust_checks(base: GymSide, cand: GymSide) -> list[Any]:
+def trust_checks(
+    base: GymSide, cand: GymSide, accepted: frozenset[str] = frozenset()
+) -> list[Any]:
     """Every reason not to believe a delta between these two runs (the checks every task
     gets, comparison.task_trust), on the rollouts' fingerprints and sampling."""
 
@@ -64,7 +66,7 @@ def trust_checks(base: GymSide, cand: GymSide) -> list[Any]:
             harness_versioned=False,
         )
 
-    return all_checks(side(base), side(cand))
+    return all_checks(side(base), side(cand), accepted)
 
 
 def compare_gym(
@@ -75,6 +77,7 @@ def compare_gym(
     seed: int = 0,
     bootstrap: int = 10_000,
     weighting: str = "sample",
+    accepted: frozenset[str] = frozenset(),
 ) -> MrcrComparison:
     """Items paired by content, trust checks first, then paired statistics and a verdict.
 
@@ -103,7 +106,7 @@ def compare_gym(
     elif base.agent is None or cand.agent is None:
         where = trust.missing_where(base.agent, cand.agent)
         notes.append(f"variant (agent name) not readable {where}; not checked")
-    checks = trust_checks(base, cand)
+    checks = trust_checks(base, cand, accepted)
     reasons += trust.failures(checks)
     notes += [c.message for c in checks if c.status == trust.NOTE]
     largest = max(len(base.items), len(cand.items))

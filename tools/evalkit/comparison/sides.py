@@ -50,15 +50,17 @@ def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None
         raise InputError(
             "no rollouts file: Gym items cannot be paired without it", view.paths["rollouts"]
         )
-    settings = view.settings_or_empty
     agents = set(scan.agents)
     sampling = dict(scan.sampling)
     source = "rollouts (responses_create_params)" if sampling else None
-    for key, value in settings.sampling.items():
-        if key not in sampling and key not in scan.mixed_sampling:
-            sampling[key] = value
-            where = str(settings.config_path) if settings.config_path else "config"
-            source = f"{source} + {where}" if source else where
+    fingerprint = view.fingerprint()  # the task's own record: its Gym command, its params
+    for key in ("temperature", "top_p"):
+        found = fingerprint[key]
+        if key in sampling or key in scan.mixed_sampling or not isinstance(found.value, float | int):
+            continue
+        sampling[key] = float(found.value)
+        if found.source and found.source not in (source or ""):
+            source = f"{source} + {found.source}" if source else found.source
     agent = next(iter(agents)) if len(agents) == 1 else None
     if agent is None and not agents:
         agent = view.config_agent

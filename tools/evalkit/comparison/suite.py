@@ -11,6 +11,7 @@ references -> one gate: pass | fail | inconclusive | not_comparable.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,32 +21,79 @@ from evalkit.comparison.items import compare_gym
 from evalkit.comparison.outcome_items import compare_outcomes
 from evalkit.comparison.sides import SuiteTask, load_side, read_gym_side, to_points
 from evalkit.comparison.task_trust import all_checks, side_of_run
-from evalkit.comparison.trust import FAIL, NOTE
+from evalkit.comparison.trust import ACCEPTED, FAIL, NOTE, UNVERIFIED, missing_where, unverified
 from evalkit.errors import InputError
+from evalkit.runs.layout import task_name
 from evalkit.runs.run import load_runs
 
 
-def _by_benchmark(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
+def identity(task: SuiteTask) -> str:
+    """The task as both sides name it: the benchmark's label, or the launcher's task name
+    without its index (`simple_evals.foo.1` pairs with `simple_evals.foo.0`)."""
+    name, label = task.view.name, task.benchmark
+    if label == name or label.startswith(name + "/"):
+        return task_name(name) + label[len(name):]
+    return label
+
+
+def aliases(task: SuiteTask) -> set[str]:
+    """Every name a gate or reference file may key this task by: evalkit's label, the
+    launcher's task name (with or without its harness) and the directory without its index."""
+    bare = task_name(task.view.name)
+    names = {identity(task), task.benchmark, bare, bare.split(".", 1)[-1]}
+    headline = task.headline
+    if headline is not None:
+        names.add(headline.task)
+    return {n for n in names if n}
+
+
+def _by_identity(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
     out: dict[str, SuiteTask] = {}
     counts: dict[str, int] = {}
     for t in tasks:
-        counts[t.benchmark] = counts.get(t.benchmark, 0) + 1
+        counts[identity(t)] = counts.get(identity(t), 0) + 1
     for t in tasks:
-        key = t.benchmark if counts[t.benchmark] == 1 else f"{t.benchmark} ({t.view.name})"
-        out[key] = t
+        key = identity(t)
+        out[key if counts[key] == 1 else f"{key} ({t.view.name})"] = t
     return out
+
+
+def _check_keys(
+    keys: list[str], what: str, source: str | None, tasks: list[SuiteTask]
+) -> None:
+    """A gate or reference key that names no task is a usage error: its margin or check
+    would silently not apply."""
+    known = set().union(*(aliases(t) for t in tasks)) if tasks else set()
+    stray = [k for k in keys if k not in known]
+    if stray:
+        labels = ", ".join(sorted({identity(t) for t in tasks}))
+        raise InputError(
+            f"{what} key(s) {', '.join(map(repr, stray))} match no task of either side "
+            f"(tasks present: {labels}; a key may be evalkit's label, the launcher's task "
+            "name or the task directory without its index)",
+            source,
+        )
+
+
+def _keyed(entries: dict[str, Any], task: SuiteTask) -> Any:
+    names = aliases(task)
+    hits = [entries[k] for k in entries if k in names]
+    return hits[0] if hits else None
 
 
 # ---- per-task rows ----------------------------------------------------------------------
 
 
-def _apply_fingerprint(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
+def _apply_fingerprint(
+    row: dict[str, Any], base: SuiteTask, cand: SuiteTask, accepted: frozenset[str]
+) -> None:
     """The fingerprint diff of the pair (comparison.fingerprint_checks), on every row."""
-    from evalkit.comparison.fingerprint_checks import fingerprint_checks
+    from evalkit.comparison.fingerprint_checks import fingerprint_checks, record_checks
 
     checks, row["fingerprint"] = fingerprint_checks(
-        base.view.fingerprint(), cand.view.fingerprint()
+        base.view.fingerprint(), cand.view.fingerprint(), accepted
     )
+    checks += record_checks(base.view.fingerprint(), cand.view.fingerprint())
     row["trust"] = list(row.get("trust") or []) + [c.as_dict() for c in checks]
     if row.get("detail") is not None:  # a single task's text view prints the detail
         row["detail"].update(trust=row["trust"], fingerprint=row["fingerprint"])
@@ -60,14 +108,17 @@ def _apply_fingerprint(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) ->
             detail.update(verdict="not_comparable", comparable=False, reasons=row["reasons"])
 
 
-def _apply_trust(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
+def _apply_trust(
+    row: dict[str, Any], base: SuiteTask, cand: SuiteTask, accepted: frozenset[str]
+) -> None:
     """The trust checks every task gets (comparison.task_trust) on a row without rollouts:
     a failing one makes the row not_comparable, its message first among the reasons."""
     checks = all_checks(
         side_of_run(base.view, base.validation),
         side_of_run(cand.view, cand.validation),
+        accepted,
     )
-    row["trust"] = [c.as_dict() for c in checks]
+    row["trust"] = list(row.get("trust") or []) + [c.as_dict() for c in checks]
     failed = [c.message for c in checks if c.status == FAIL]
     row.setdefault("notes", [])
     row["notes"] = list(row["notes"]) + [c.message for c in checks if c.status in (NOTE, "warn")]
@@ -117,9 +168,31 @@ def _results_row(base: SuiteTask, cand: SuiteTask, margin: Margin) -> dict[str, 
     if base.headline is None or cand.headline is None:
         which = "baseline" if base.headline is None else "candidate"
         return {"paired": False, "verdict": "not_comparable", "reasons": [f"no score in {which}"]}
+    if base.headline.metric != cand.headline.metric:
+        return {
+            "paired": False,
+            "verdict": "not_comparable",
+            "reasons": [
+                f"the score is another metric on each side: base {base.headline.metric}, "
+                f"candidate {cand.headline.metric}"
+            ],
+        }
     scale = base.headline.scale or cand.headline.scale
     points = margin.resolve(to_points(base.headline.value, scale))
-    [row] = compare_headlines([base.headline], [cand.headline], margin=points)
+    [row] = compare_headlines(
+        [replace(base.headline, task="")], [replace(cand.headline, task="")], margin=points
+    )
+    if base.headline.scale is None or cand.headline.scale is None:
+        row.setdefault("trust", []).append(
+            unverified(
+                "scale",
+                f"the scale of {base.headline.metric} is not declared "
+                f"{missing_where(base.headline.scale, cand.headline.scale)}: a margin in "
+                "points cannot be applied to its values",
+                "a documented headline key (references/quantization-benchmarks.md lists "
+                "each with its scale), or a per-item file the adapter reads",
+            ).as_dict()
+        )
     row = {k: v for k, v in row.items() if k not in ("task",)}
     row.update(
         n=None,
@@ -166,6 +239,10 @@ def _items_row(base: SuiteTask, cand: SuiteTask, margin: Margin, options: dict) 
     return row
 
 
+def _reference_source(reference: dict[str, Reference]) -> str | None:
+    return next((r.file for r in reference.values() if r.file), None)
+
+
 def _reference_check(row: dict[str, Any], ref: Reference) -> dict[str, Any]:
     """Reference scores are in points, as compare prints them (0-1 tasks x 100)."""
     base = row.get("base")
@@ -181,6 +258,32 @@ def _reference_check(row: dict[str, Any], ref: Reference) -> dict[str, Any]:
 # ---- the suite ---------------------------------------------------------------------------
 
 
+def _settle(row: dict[str, Any]) -> None:
+    """Fail closed: a row whose checks could not all run is `unverified`, never
+    `no_regression` (nor `inconclusive`, which would ask for more items, not evidence);
+    its reasons name each missing piece and how to record it."""
+    if row.get("verdict") not in ("no_regression", "inconclusive"):
+        return
+    gaps = [c for c in row.get("trust") or [] if c.get("status") == UNVERIFIED]
+    if not gaps:
+        return
+    row["verdict_if_verified"] = row["verdict"]
+    row["notes"] = list(row.get("notes") or []) + [
+        f"with every check verified the verdict would be {row['verdict']}: "
+        + "; ".join(row.get("reasons") or [])
+    ]
+    row["verdict"] = "unverified"
+    row["reasons"] = [
+        f"unverified {c['id']}: {c['message']}"
+        + (f" (record next time: {c['record']})" if c.get("record") else "")
+        + f"; or accept the gap knowingly with --accept {c.get('field') or c['id']}"
+        for c in gaps
+    ]
+    detail = row.get("detail")
+    if detail is not None:
+        detail.update(verdict="unverified", reasons=row["reasons"])
+
+
 def compare_suite(
     base_path: str | Path,
     cand_path: str | Path,
@@ -191,14 +294,21 @@ def compare_suite(
     bootstrap: int = 10_000,
     weighting: str = "sample",
     default_margin: float = DEFAULT_MARGIN,
+    accept: frozenset[str] | set[str] = frozenset(),
 ) -> dict[str, Any]:
     """The suite document for two paths (invocation, task or artifacts dir), each side
     loaded once here and handed down."""
     base_runs, cand_runs = load_runs(base_path), load_runs(cand_path)
     gate = gate or Gate(Margin(default_margin))
-    options = {"seed": seed, "bootstrap": bootstrap, "weighting": weighting}
-    base_side = _by_benchmark(load_side(base_runs))
-    cand_side = _by_benchmark(load_side(cand_runs))
+    accepted = frozenset(accept)
+    options = {"seed": seed, "bootstrap": bootstrap, "weighting": weighting, "accepted": accepted}
+    base_tasks, cand_tasks = load_side(base_runs), load_side(cand_runs)
+    _check_keys(list(gate.benchmarks), "gate file", gate.source, base_tasks + cand_tasks)
+    if reference:
+        _check_keys(list(reference), "reference file", _reference_source(reference),
+                    base_tasks + cand_tasks)
+    base_side = _by_identity(base_tasks)
+    cand_side = _by_identity(cand_tasks)
     rows: list[dict[str, Any]] = []
     for key in sorted(base_side.keys() | cand_side.keys()):
         b, c = base_side.get(key), cand_side.get(key)
@@ -220,7 +330,7 @@ def compare_suite(
             )
             rows.append(row)
             continue
-        margin = gate.margin(b.benchmark)
+        margin = _keyed(gate.benchmarks, b) or _keyed(gate.benchmarks, c) or gate.default
         if {b.kind, c.kind} == {"items", "results"}:  # items on one side: headlines only
             b.kind = c.kind = "results"
             row["notes"] = ["per-item files on one side only: compared unpaired"]
@@ -237,13 +347,15 @@ def compare_suite(
                 if b.kind == "items"
                 else _results_row(b, c, margin)
             )
-            _apply_trust(row, b, c)
-        _apply_fingerprint(row, b, c)
+            _apply_trust(row, b, c, accepted)
+        _apply_fingerprint(row, b, c, accepted)
+        _settle(row)
         row["validation"] = {"base": b.validation[0], "cand": c.validation[0]}
         row["source"] = {"base": _score_source(b), "cand": _score_source(c)}
         row["margin_rule"] = margin.describe()
-        if reference and b.benchmark in reference:
-            row["reference"] = _reference_check(row, reference[b.benchmark])
+        found = _keyed(reference, b) if reference else None
+        if found is not None:
+            row["reference"] = _reference_check(row, found)
         rows.append(row)
     if not rows:
         raise InputError("nothing to compare: no task runs on either side", base_path)
@@ -254,6 +366,7 @@ def compare_suite(
         "gate": verdict,
         "reasons": reasons,
         "gate_file": gate.source,
+        "accepted": sorted(accepted),
         "default_margin": gate.default.describe(),
         "paths": {"base": str(base_path), "cand": str(cand_path)},
         "seed": seed,
@@ -276,13 +389,23 @@ def suite_gate(rows: list[dict[str, Any]]) -> tuple[str, list[str]]:
             f"from its reference {ref['score']:g} ({ref['source'] or 'no source'}), beyond "
             f"{ref['tolerance']:g}: check the baseline setup before trusting any delta"
         )
-    for verdict in ("regression", "not_comparable", "inconclusive"):
+    for verdict in ("regression", "not_comparable", "unverified", "inconclusive"):
         if verdict in by_verdict:
             reasons.append(f"{verdict}: {', '.join(by_verdict[verdict])}")
+    accepted = [
+        f"{row['benchmark']}: {c.get('field') or c['id']}"
+        for row in rows
+        for c in row.get("trust") or []
+        if c.get("status") == ACCEPTED
+    ]
+    if accepted:
+        reasons.append(f"accepted without evidence (--accept): {', '.join(accepted)}")
     if "regression" in by_verdict:
         return "fail", reasons
     if "not_comparable" in by_verdict or far:
         return "not_comparable", reasons
+    if "unverified" in by_verdict:
+        return "unverified", reasons
     if "inconclusive" in by_verdict:
         return "inconclusive", reasons
     reasons.append(f"every task ({len(rows)}) is no_regression")
@@ -299,6 +422,7 @@ def compare_paths(
     seed: int = 0,
     bootstrap: int = 10_000,
     weighting: str = "sample",
+    accept: frozenset[str] | set[str] = frozenset(),
 ) -> dict[str, Any]:
     """The suite document, whatever each side holds: one MRCR task or many tasks alike
     (`gate` and `tasks` always there; the item-level MRCR document is its row's `detail`,
@@ -312,4 +436,5 @@ def compare_paths(
         bootstrap=bootstrap,
         weighting=weighting,
         default_margin=margin,
+        accept=accept,
     )

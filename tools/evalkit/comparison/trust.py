@@ -2,9 +2,11 @@
 
 Each check takes what two loaded runs recorded (fingerprints of their responses, their
 provenance, their sampling, their validate verdicts) and returns a `TrustCheck`: `pass`,
-`note` (nothing to hold against the pair, but say it) or `fail` (the pair is
-`not_comparable`). The numbers behind every check travel in `counts`, so text, JSON and the
-report show the same evidence.
+`fail` (the pair is `not_comparable`), `unverified` (the evidence the check needs is absent:
+the row cannot be `no_regression`, and `record` says what to keep next time), `accepted` (an
+unverified check the user waived with `--accept ID`), or `note` (information that cannot move
+the score). Fail closed: a check that could not run never reads as a pass. The numbers behind
+every check travel in `counts`, so text, JSON and the report show the same evidence.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 PASS, NOTE, FAIL = "pass", "note", "fail"
+UNVERIFIED, ACCEPTED = "unverified", "accepted"
 # Two independently sampled runs share no response ids, and their non-trivial responses
 # (not an exact answer, not empty) coincide byte for byte only by rare accident: a
 # couple of short identical texts are tolerated, a share beyond this is reuse.
@@ -31,12 +34,20 @@ def missing_where(base: object, cand: object) -> str:
 @dataclass(frozen=True)
 class TrustCheck:
     id: str
-    status: str  # pass | note | fail
+    status: str  # pass | fail | unverified | accepted | note | warn
     message: str
     counts: dict[str, Any] = field(default_factory=dict)
+    record: str | None = None  # unverified: the evidence to record next time, and where
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "status": self.status, "message": self.message, **self.counts}
+        out = {"id": self.id, "status": self.status, "message": self.message, **self.counts}
+        if self.record is not None:
+            out["record"] = self.record
+        return out
+
+
+def unverified(check_id: str, message: str, record: str, **counts: Any) -> TrustCheck:
+    return TrustCheck(check_id, UNVERIFIED, message, dict(counts), record)
 
 
 def check_reuse(
@@ -56,9 +67,11 @@ def check_reuse(
     is the same bytes in any run); it is asked only about responses identical on both
     sides, and those copies are not counted."""
     shared = base.keys() & cand.keys()
-    same_id = same_text = compared = copies = 0
+    same_id = same_text = compared = copies = with_ids = 0
     for slot in shared:
         b, c = base[slot], cand[slot]
+        if b.response_id is not None and c.response_id is not None:
+            with_ids += 1
         if b.response_id is not None and b.response_id == c.response_id:
             same_id += 1
         if b.text_digest is not None and c.text_digest is not None:
@@ -90,13 +103,23 @@ def check_reuse(
             f"{same_text} of {compared} non-trivial paired responses ({share:.1%}) are "
             "byte-identical (exact answers and empty responses not counted)"
         )
-        if greedy:
+        if greedy and with_ids == len(shared):
             return TrustCheck(
                 "response-reuse",
                 NOTE,
                 message + "; both runs decode greedily (temperature 0), where close "
-                "checkpoints can agree",
+                "checkpoints can agree, and every paired response carries its own id",
                 counts,
+            )
+        if greedy:
+            return unverified(
+                "response-reuse",
+                message + "; both runs decode greedily (temperature 0), where close "
+                "checkpoints can agree, but without response ids on both sides agreement "
+                "cannot be told from reuse",
+                "response ids: keep the adapter's response cache (use_caching: true) or the "
+                "rollouts' response ids on both sides",
+                **counts,
             )
         return TrustCheck(
             "response-reuse",
@@ -134,7 +157,14 @@ def check_provenance(base: Mapping[str, Any], cand: Mapping[str, Any]) -> list[T
             )
         elif b is None or c is None:
             where = missing_where(b, c)
-            checks.append(TrustCheck(cid, NOTE, f"{label} not recorded {where}; not checked"))
+            checks.append(
+                unverified(
+                    cid,
+                    f"{label} not recorded {where}; not checked",
+                    "run.sub as the launcher wrote it (NEL_INVOCATION_ID, the checkpoint "
+                    "mount) and artifacts/run_config.yml",
+                )
+            )
         else:
             checks.append(TrustCheck(cid, PASS, f"{label}s differ"))
     b, c = base.get("gym_version"), cand.get("gym_version")
@@ -172,11 +202,12 @@ def check_sampling(
             )
         elif b is None or c is None:
             checks.append(
-                TrustCheck(
+                unverified(
                     f"sampling-{key}",
-                    NOTE,
-                    f"{key} not readable from the rollouts or the config "
+                    f"{key} not recorded in the task's own config or outputs "
                     f"{missing_where(b, c)}; not checked",
+                    f"{key}: set it in the task's config.params (run_config.yml keeps it), "
+                    "or keep the rollouts' responses_create_params (NeMo Gym)",
                 )
             )
         else:
@@ -195,7 +226,10 @@ def check_validation(side: str, verdict: str | None, why: list[str]) -> TrustChe
     """A side's `evalkit validate` verdict for the task; anything but valid disqualifies."""
     cid = f"validate-{side}"
     if verdict is None:
-        return TrustCheck(cid, NOTE, f"{side}: not validated")
+        return unverified(
+            cid, f"{side}: not validated", "the run directory as the job left it (evalkit "
+            "validate reads it)"
+        )
     if verdict != "valid":
         shown = "; ".join(why[:3])
         return TrustCheck(
@@ -210,6 +244,29 @@ def check_validation(side: str, verdict: str | None, why: list[str]) -> TrustChe
         f"{side} run is valid under evalkit validate",
         {"verdict": "valid"},
     )
+
+
+def waived(checks: list[TrustCheck], accepted: frozenset[str]) -> list[TrustCheck]:
+    """CHECKS with each gap the user accepted (`--accept ID`, by check id or fingerprint
+    field) marked `accepted`: an unverified check, or a difference declared acceptable (a
+    serving or harness image). A plain failure (other sampling, reused replies) cannot be
+    accepted: it is a different measurement, not a missing proof."""
+    out = []
+    for check in checks:
+        name = check.counts.get("field") or check.id
+        waivable = check.status == UNVERIFIED or (
+            check.status == FAIL and check.counts.get("acceptable")
+        )
+        if waivable and (name in accepted or check.id in accepted):
+            check = TrustCheck(
+                check.id,
+                ACCEPTED,
+                f"accepted with --accept {name}: {check.message}",
+                check.counts,
+                check.record,
+            )
+        out.append(check)
+    return out
 
 
 def failures(checks: list[TrustCheck]) -> list[str]:

@@ -7,9 +7,16 @@ import math
 from collections.abc import Iterable
 
 MIN_PAIRED_FRACTION = 0.90
-VERDICTS = ("no_regression", "inconclusive", "regression", "not_comparable")
-# Severity used to combine several tasks into one verdict (highest wins).
-_SEVERITY = {"no_regression": 0, "inconclusive": 1, "not_comparable": 2, "regression": 3}
+VERDICTS = ("no_regression", "inconclusive", "unverified", "regression", "not_comparable")
+# Severity used to combine several tasks into one verdict (highest wins). `unverified`: a
+# check that could hide a wrong delta lacked its evidence (comparison/suite.py `_settle`).
+_SEVERITY = {
+    "no_regression": 0,
+    "inconclusive": 1,
+    "unverified": 2,
+    "not_comparable": 3,
+    "regression": 4,
+}
 
 
 def decide(delta: float, ci95: tuple[float, float], margin: float) -> tuple[str, str]:

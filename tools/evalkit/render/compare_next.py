@@ -75,10 +75,17 @@ def checked_lines(doc: dict[str, Any]) -> list[str]:
         parts = [f"validate base {validation.get('base', '?')}, cand {validation.get('cand', '?')}"]
         trust = t.get("trust") or []
         if trust:
-            failed = list(dict.fromkeys(c["id"] for c in trust if c["status"] == "fail"))
-            noted = list(dict.fromkeys(c["id"] for c in trust if c["status"] in ("note", "warn")))
+            def named(*statuses: str) -> list[str]:
+                return list(
+                    dict.fromkeys(c.get("field") or c["id"] for c in trust if c["status"] in statuses)
+                )
+
+            failed, gaps, waived = named("fail"), named("unverified"), named("accepted")
+            noted = named("note", "warn")
             said = [f"failed: {', '.join(failed)}"] if failed else []
-            said += [f"not run or noted: {', '.join(noted)}"] if noted else []
+            said += [f"unverified (evidence absent): {', '.join(gaps)}"] if gaps else []
+            said += [f"ACCEPTED without evidence: {', '.join(waived)}"] if waived else []
+            said += [f"noted: {', '.join(noted)}"] if noted else []
             parts.append(
                 f"trust checks {', '.join(dict.fromkeys(c['id'] for c in trust))}"
                 + (f" ({'; '.join(said)})" if said else " (all passed)")
@@ -130,17 +137,56 @@ def next_steps(doc: dict[str, Any]) -> list[str]:
         ]
     if gate == "not_comparable":
         return [*_not_comparable_steps(doc), "then: " + compare_command(doc)]
+    if gate == "unverified":
+        return [*_unverified_steps(doc), "then: " + compare_command(doc)]
     wide = [
         f"{t['benchmark']} (MDE {t['mde']:.2f} points)"
         for t in tasks
         if t["verdict"] == "inconclusive" and isinstance(t.get("mde"), (int, float))
     ]
     why = f"; the smallest effect these items can show: {', '.join(wide)}" if wide else ""
-    return [
-        "inconclusive: the interval is wider than the margin allows" + why,
-        "more items narrow it: run both sides in full (no limit_samples canary) or with "
-        "more repeats, then: " + compare_command(doc),
-    ]
+    wide_tasks = [t for t in tasks if t["verdict"] == "inconclusive"]
+    independent = [t["benchmark"] for t in wide_tasks if _runs_not_repeats(t)]
+    repeatable = [t["benchmark"] for t in wide_tasks if not _runs_not_repeats(t)]
+    steps = ["inconclusive: the interval is wider than the margin allows" + why]
+    if repeatable:
+        steps.append(
+            f"more items narrow it ({', '.join(repeatable)}): run both sides in full (no "
+            "limit_samples canary) or with more repeats, then: " + compare_command(doc)
+        )
+    if independent:
+        steps.append(
+            f"{', '.join(independent)}: submit more independent runs of the task on each side "
+            "(fresh output_dir, num_repeats stays 1: its recipe forbids repeats, which "
+            "replay one sampling), then: " + compare_command(doc)
+        )
+    return steps
+
+
+# Tasks whose recipe takes variance from independent fresh runs, never from repeats
+# (recipes/tasks/aa/scicode.md: num_repeats stays 1).
+RUNS_NOT_REPEATS = ("scicode",)
+
+
+def _runs_not_repeats(task: dict[str, Any]) -> bool:
+    names = f"{task.get('benchmark', '')} {task.get('task', '')}".lower()
+    return any(name in names for name in RUNS_NOT_REPEATS)
+
+
+def _unverified_steps(doc: dict[str, Any]) -> list[str]:
+    """What to record so the next comparison can verify what this one could not."""
+    steps: list[str] = []
+    for t in doc["tasks"]:
+        for c in t.get("trust") or []:
+            if c["status"] != "unverified":
+                continue
+            name = c.get("field") or c["id"]
+            record = f"; record it next time: {c['record']}" if c.get("record") else ""
+            steps.append(
+                f"{t['benchmark']}: {name} unverified ({c['message']}){record}; or, knowing "
+                f"the gap, compare again with --accept {name}"
+            )
+    return list(dict.fromkeys(steps))
 
 
 def compare_ending(doc: dict[str, Any]) -> str:

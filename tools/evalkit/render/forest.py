@@ -13,6 +13,7 @@ from typing import Any
 PLOT_COLOURS = {
     "no_regression": "#2ca02c",
     "inconclusive": "#ff7f0e",
+    "unverified": "#9467bd",
     "regression": "#d62728",
     "not_comparable": "#7f7f7f",
 }

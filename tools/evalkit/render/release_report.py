@@ -23,12 +23,14 @@ from evalkit.render.outcomes import failure_lines, outcome_bars, outcomes_svg, s
 VERDICT_COLOURS = {
     "no_regression": "#1b7f3b",
     "inconclusive": "#b26b00",
+    "unverified": "#7a3db8",
     "regression": "#c0262d",
     "not_comparable": "#6b6b6b",
 }
 GATE_COLOURS = {
     "pass": "#1b7f3b",
     "inconclusive": "#b26b00",
+    "unverified": "#7a3db8",
     "fail": "#c0262d",
     "not_comparable": "#6b6b6b",
 }

@@ -208,6 +208,16 @@ def _adapter_value(adapter: dict, legacy: str, interceptor: str, key: str) -> An
     return None
 
 
+def _defaults_source(view: ConfigView | None) -> str | None:
+    """Where an adapter default comes from: a config that holds the task's target but no
+    adapter_config ran with nemo-evaluator's defaults (no system prompt, no reasoning
+    processing, no added parameters); None when no config was read at all."""
+    if view is None:
+        return None
+    present, _, source = view.get("target")
+    return f"{source or view.label} (no adapter_config: defaults)" if present else None
+
+
 def chat_template_kwargs(view: ConfigView | None, command: ServerFacts) -> FieldValue:
     merged: dict[str, Any] = {}
     sources = []
@@ -225,16 +235,23 @@ def chat_template_kwargs(view: ConfigView | None, command: ServerFacts) -> Field
         merged.update(added["chat_template_kwargs"])
         sources.append(where or "config")
     if not sources:
-        return FieldValue({}, where) if adapter else NOT_RECORDED
+        if adapter:
+            return FieldValue({}, where)
+        default = _defaults_source(view)
+        return FieldValue({}, default) if default else NOT_RECORDED
     return FieldValue(as_data(merged), "; ".join(sources))
 
 
 def system_prompt(view: ConfigView | None) -> FieldValue:
     adapter, where = view.adapter() if view is not None else ({}, None)
     if not adapter:
-        return NOT_RECORDED
+        default = _defaults_source(view)
+        return FieldValue("none", default) if default else NOT_RECORDED
     if "custom_system_prompt" in adapter or "use_system_prompt" in adapter:
         text = adapter.get("custom_system_prompt") if adapter.get("use_system_prompt") else None
+        if adapter.get("use_system_prompt") and not (isinstance(text, str) and text):
+            # switched on with no text of its own: still not the run that had it off
+            return FieldValue("use_system_prompt: true (no custom_system_prompt)", where)
     else:
         text = _adapter_value(adapter, "-", "system_message", "system_message")
     if not isinstance(text, str) or not text:
@@ -273,7 +290,8 @@ def reasoning_traces(view: ConfigView | None) -> FieldValue:
     of one setting compare equal."""
     adapter, where = view.adapter() if view is not None else ({}, None)
     if not adapter:
-        return NOT_RECORDED
+        default = _defaults_source(view)
+        return FieldValue({"process_reasoning_traces": False}, default) if default else NOT_RECORDED
     entries = _interceptors(adapter)
     if entries:
         entry = next((e for e in entries if e.get("name") == "reasoning"), None)

@@ -18,13 +18,15 @@ interpreted; rendering escapes them.
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from evalkit.errors import InputError
-from evalkit.inputs import iter_log_lines, parse_yaml
+from evalkit.inputs import iter_log_lines, parse_yaml, read_text
 from evalkit.runs.clientlog import GenKwargs, read_gen_kwargs
 from evalkit.runs.configview import (
     NOT_RECORDED,
@@ -111,8 +113,21 @@ def dataset_identity(items: Iterable[tuple[str, str]]) -> DatasetIdentity:
 
 
 @dataclass(frozen=True)
+class Conflict:
+    """One setting recorded with different values in two of the task's own records."""
+
+    field: str
+    values: tuple[FieldValue, ...]
+
+    def message(self) -> str:
+        shown = "; ".join(f"{v.value} in {v.source}" for v in self.values)
+        return f"{self.field} is recorded twice with different values ({shown})"
+
+
+@dataclass(frozen=True)
 class Fingerprint:
     fields: dict[str, FieldValue]
+    conflicts: tuple[Conflict, ...] = ()
 
     def __getitem__(self, name: str) -> FieldValue:
         return self.fields.get(name, NOT_RECORDED)
@@ -182,6 +197,63 @@ def _param(view: ConfigView | None, *path: str, null: Any = None) -> FieldValue 
 _GYM_OVERRIDE = r"responses_create_params\.{key}=([^\s'\"{{}}]{{1,64}})"
 
 
+# The harness's own record of the config it ran (nemo-evaluator writes it into
+# results.yml next to the scores): a second witness of the task's settings.
+RESULTS_YML = "artifacts/results.yml"
+
+
+def _results_params(run: Run) -> dict[str, Any] | None:
+    path = run.results_path
+    if not path.is_file():
+        return None
+    try:
+        document = parse_yaml(read_text(path), RESULTS_YML)
+    except InputError:
+        return None
+    params = document.get("config", {}).get("params") if isinstance(document, dict) else None
+    return params if isinstance(params, dict) else None
+
+
+def _results_param(params: dict[str, Any] | None, *path: str, null: Any = None) -> FieldValue | None:
+    node: Any = params
+    for step in path:
+        if not isinstance(node, dict) or step not in node:
+            return None
+        node = node[step]
+    value = null if node is None else as_data(node)
+    return FieldValue(value, f"{RESULTS_YML} (config.params.{'.'.join(path)})")
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as recorded: numbers by value (1 and 1.0 alike, within float rounding),
+    containers by their canonical JSON."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        if isinstance(a, bool) or isinstance(b, bool):
+            return a is b
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
+        return _canonical(a) == _canonical(b)
+    return a == b
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _conflicts(records: dict[str, list[FieldValue | None]]) -> tuple[Conflict, ...]:
+    """The settings whose recorded values disagree between the task's own records."""
+    found = []
+    for name, candidates in records.items():
+        present = [c for c in candidates if c is not None and c.value is not None]
+        distinct: list[FieldValue] = []
+        for c in present:
+            if not any(same(c.value, d.value) for d in distinct):
+                distinct.append(c)
+        if len(distinct) > 1:
+            found.append(Conflict(name, tuple(distinct)))
+    return tuple(found)
+
+
 def _gym_override(view: ConfigView | None, key: str) -> FieldValue | None:
     """A literal `++responses_create_params.<key>=<v>` in the Gym command's parameters."""
     if view is None:
@@ -210,18 +282,22 @@ def _harness_said(harness: GenKwargs | None, key: str) -> FieldValue | None:
     return FieldValue(harness.values[key], f"logs/{harness.log}:{harness.line}")
 
 
-def _sampling(run: Run, view: ConfigView | None, key: str, harness: GenKwargs | None) -> FieldValue:
-    if (said := _harness_said(harness, key)) is not None:
-        return said
+def _sampling_records(
+    run: Run, view: ConfigView | None, key: str, harness: GenKwargs | None, results: Any
+) -> list[FieldValue | None]:
+    """Every record of KEY the task itself left, most direct first: what the harness said
+    it sent, what the rollouts carry, the Gym command's override, the task's config, the
+    harness's copy of that config in results.yml."""
+    records: list[FieldValue | None] = [_harness_said(harness, key)]
     if run.is_gym:
         scanned = run.scanned
         if scanned is not None and key in scanned.sampling:
             where = "artifacts/evaluator_rollouts.jsonl (responses_create_params)"
-            return FieldValue(scanned.sampling[key], where)
+            records.append(FieldValue(scanned.sampling[key], where))
         override = _gym_override(view, key)
         if override is not None and _number(override.value) is not None:
-            return override
-    return _pick(_param(view, key))
+            return [*records, override]  # what the Gym command sends, over config.params
+    return [*records, _param(view, key), _results_param(results, key)]
 
 
 def _images(script: LaunchScript | None) -> FieldValue:
@@ -253,34 +329,45 @@ def _reasoning_parser(
     return parser
 
 
-def _max_new_tokens(run: Run, view: ConfigView | None, harness: GenKwargs | None) -> FieldValue:
-    if (said := _harness_said(harness, "max_new_tokens")) is not None:
-        return said
+def _max_new_tokens(
+    run: Run, view: ConfigView | None, harness: GenKwargs | None, results: Any
+) -> list[FieldValue | None]:
+    records: list[FieldValue | None] = [_harness_said(harness, "max_new_tokens")]
+    override = _gym_override(view, "max_output_tokens") if run.is_gym else None
+    if override is not None:
+        return [*records, override]  # Gym sends its own cap, not config.params'
+    return [
+        *records,
+        _param(view, "max_new_tokens", null=UNSET),
+        _results_param(results, "max_new_tokens", null=UNSET),
+    ]
+
+
+def _gym_count(view: ConfigView | None, flag: str) -> FieldValue | None:
+    """`++<flag>=N` in the task's own Gym command parameters."""
+    if view is None:
+        return None
+    present, extra, source = view.get("config", "params", "extra", "nemo_gym")
+    for text in strings_in(extra if present else None):
+        match = re.search(rf"\+\+{flag}=(\d{{1,9}})", text)
+        if match:
+            return FieldValue(int(match.group(1)), source)
+    return None
+
+
+def _repeats(run: Run, view: ConfigView | None, results: Any) -> list[FieldValue | None]:
     if run.is_gym:
-        override = _gym_override(view, "max_output_tokens")
-        if override is not None:
-            return override
-    return _pick(_param(view, "max_new_tokens", null=UNSET))
+        return [_gym_count(view, "num_repeats")]
+    return [_param(view, "extra", "n_samples"), _results_param(results, "extra", "n_samples")]
 
 
-def _repeats(run: Run, view: ConfigView | None) -> FieldValue:
-    if run.is_gym and view is not None:
-        present, extra, source = view.get("config", "params", "extra", "nemo_gym")
-        for text in strings_in(extra if present else None):
-            match = re.search(r"\+\+num_repeats=(\d{1,9})", text)
-            if match:
-                return FieldValue(int(match.group(1)), source)
-    return _pick(_param(view, "extra", "n_samples"))
-
-
-def _limit(run: Run, view: ConfigView | None) -> FieldValue:
-    if run.is_gym and view is not None:
-        present, extra, source = view.get("config", "params", "extra", "nemo_gym")
-        for text in strings_in(extra if present else None):
-            match = re.search(r"\+\+limit=(\d{1,9})", text)
-            if match:
-                return FieldValue(int(match.group(1)), source)
-    return _pick(_param(view, "limit_samples", null=NO_LIMIT))
+def _limit(run: Run, view: ConfigView | None, results: Any) -> list[FieldValue | None]:
+    if run.is_gym and (limit := _gym_count(view, "limit")) is not None:
+        return [limit]
+    return [
+        _param(view, "limit_samples", null=NO_LIMIT),
+        _results_param(results, "limit_samples", null=NO_LIMIT),
+    ]
 
 
 def _harness(script: LaunchScript | None) -> FieldValue:
@@ -349,6 +436,14 @@ def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Finger
     view = load_config_view(run, script)
     logged, log, command, command_label = _server(run, script)
     harness = read_gen_kwargs(run.logs_dir)
+    results = _results_params(run)
+    records = {
+        "temperature": _sampling_records(run, view, "temperature", harness, results),
+        "top_p": _sampling_records(run, view, "top_p", harness, results),
+        "max_new_tokens": _max_new_tokens(run, view, harness, results),
+        "repeats": _repeats(run, view, results),
+        "limit_samples": _limit(run, view, results),
+    }
     fields = {
         "checkpoint": _checkpoint(run, view, script),
         "served_model": _served(run, view, command),
@@ -359,9 +454,9 @@ def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Finger
         "max_model_len": _pick(
             _from(logged.max_model_len, log), _from(command.max_model_len, command_label)
         ),
-        "temperature": _sampling(run, view, "temperature", harness),
-        "top_p": _sampling(run, view, "top_p", harness),
-        "max_new_tokens": _max_new_tokens(run, view, harness),
+        "temperature": _pick(*records["temperature"]),
+        "top_p": _pick(*records["top_p"]),
+        "max_new_tokens": _pick(*records["max_new_tokens"]),
         "chat_template_kwargs": chat_template_kwargs(view, command),
         "system_prompt": system_prompt(view),
         "harness_version": _harness(script),
@@ -372,15 +467,16 @@ def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Finger
         )
         if dataset is not None
         else NOT_RECORDED,
-        "repeats": _repeats(run, view),
-        "limit_samples": _limit(run, view),
+        "repeats": _pick(*records["repeats"]),
+        "limit_samples": _pick(*records["limit_samples"]),
     }
-    return Fingerprint(fields)
+    return Fingerprint(fields, _conflicts(records))
 
 
 __all__ = [
     "FIELDS",
     "READS",
+    "Conflict",
     "DatasetIdentity",
     "dataset_identity",
     "FieldValue",

@@ -186,7 +186,7 @@ def _one_invocation_below(p: Path) -> list[TaskRun]:
         return _resolve(below[0])
     if below:
         runs = [task for child in below for task in _resolve(child)]
-        names = [_task_name(task.name) for task in runs]
+        names = [task_name(task.name) for task in runs]
         if len(set(names)) == len(names):
             return runs
         listed = ", ".join(child.name for child in below[:10])
@@ -198,7 +198,7 @@ def _one_invocation_below(p: Path) -> list[TaskRun]:
     )
 
 
-def _task_name(directory: str) -> str:
+def task_name(directory: str) -> str:
     """The task of a launcher task directory: `simple_evals.gpqa_diamond.1` -> without `.1`."""
     head, _, index = directory.rpartition(".")
     return head if head and index.isdigit() else directory

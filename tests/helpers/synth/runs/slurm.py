@@ -15,7 +15,13 @@ from pathlib import Path
 from .serverlog import VLLM_IMAGE
 
 
-def run_sub(remote_task_dir: str, invocation: str, instances: int, config_ef: str) -> str:
+def run_sub(
+    remote_task_dir: str,
+    invocation: str,
+    instances: int,
+    config_ef: str,
+    checkpoint: str | None = None,
+) -> str:
     """The lines of run.sub the tools read, in the launcher's own wording and order
     (`executors/slurm/executor.py`: the #SBATCH header, TASK_DIR and NEL_INVOCATION_ID, the
     per-instance server loop, the client srun with config_ef.yaml base64-embedded). The
@@ -49,7 +55,9 @@ def run_sub(remote_task_dir: str, invocation: str, instances: int, config_ef: st
         '    MASTER_IP="${NODES_IPS_ARRAY[$START_IDX]}"\n'
         '    echo "Instance $g: MASTER_IP=$MASTER_IP, nodes: ${INSTANCE_NODES_ARR[*]}"\n'
         '    srun --mpi pmix --overlap --nodelist "$INSTANCE_NODELIST" --nodes 1 --ntasks 1 '
-        f"--container-image {VLLM_IMAGE} --output {logs}/server-${{g}}-%A-%t.log "
+        f"--container-image {VLLM_IMAGE} "
+        + (f"--container-mounts {checkpoint}:/checkpoint:ro " if checkpoint else "")
+        + f"--output {logs}/server-${{g}}-%A-%t.log "
         "bash -c 'bash deployment_cmd.sh' &\n"
         "    SERVER_PIDS+=($!)\n"
         "done\n\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from evalkit.benchmarks.adapter import HarnessAdapter
 from evalkit.benchmarks.simple_evals import HARNESS, read_outcomes, recognises
+from evalkit.benchmarks.simple_evals.responses import stored_replies
 
 
 class SimpleEvalsAdapter(HarnessAdapter):
@@ -17,6 +18,9 @@ class SimpleEvalsAdapter(HarnessAdapter):
 
     def read_outcomes(self, run):
         return read_outcomes(run)
+
+    def stored_replies(self, run):
+        return stored_replies(run)
 
 
 ADAPTER = SimpleEvalsAdapter()

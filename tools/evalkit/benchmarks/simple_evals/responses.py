@@ -45,3 +45,26 @@ def finish_reasons(artifacts: Path, root: Path) -> tuple[dict[bytes, str], int]:
         if found.setdefault(digest, reason) != reason:
             found[digest] = AMBIGUOUS
     return found, count
+
+
+def stored_replies(run) -> dict | None:
+    """{(row key, prompt digest): reply fingerprint} from simple-evals' own per-item store
+    (`<eval>/cache/cache.sqlite/cache.db`: each row's `convo` ends with the model's reply).
+    The row key is the item's position in the (repeated) list, the same on both sides of a
+    pair that ran one dataset; the prompt digest keeps two datasets apart. None: no store."""
+    from evalkit.benchmarks.adapter import reply_fingerprint
+    from evalkit.benchmarks.simple_evals import item_databases, prompt_digest
+
+    databases = item_databases(run)
+    if not databases:
+        return None
+    out: dict = {}
+    for key, value in iter_cache_rows(databases[0], run.task_dir):
+        try:
+            convo = json.loads(value or b"").get("convo")
+            reply = convo[-1]
+            content, reasoning = reply.get("content"), reply.get("reasoning_content")
+        except (ValueError, TypeError, AttributeError, IndexError, KeyError, RecursionError):
+            continue  # validate reports a row that is not an item; it holds no reply
+        out[(key, prompt_digest(convo))] = reply_fingerprint(content, reasoning)
+    return out

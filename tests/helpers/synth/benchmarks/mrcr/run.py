@@ -106,6 +106,7 @@ def write_mrcr_run(
     instances: int = 1,
     server_preemptions: Sequence[int] = (),
     peak_kv_usage: float = 87.5,
+    checkpoint: str | None = None,
 ) -> Path:
     """Write one synthetic MRCR run; returns `<invocation>/nemo_gym.0`.
 
@@ -233,7 +234,12 @@ def write_mrcr_run(
 
     job = 4_100_000 + seed
     remote = f"/lustre/evals/mrcr/{task_dir.parent.name}/{task_dir.name}"
-    (task_dir / "run.sub").write_text(run_sub(remote, invocation, instances, run_config))
+    # nel 0.2.6 mounts deployment.checkpoint_path at /checkpoint on the server's srun line;
+    # one checkpoint per seed (the same seed makes a copy of the run, checkpoint included).
+    checkpoint = checkpoint or f"/lustre/checkpoints/model-{seed}"
+    (task_dir / "run.sub").write_text(
+        run_sub(remote, invocation, instances, run_config, checkpoint)
+    )
     # Names from the --output patterns of run.sub: %A = the SLURM job id, ${g} = the
     # instance, %t = the task within the srun (one task per instance here).
     (logs / f"slurm-{job}.log").write_text(
