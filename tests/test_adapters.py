@@ -158,7 +158,7 @@ def test_missing_wrong_items_make_validate_invalid_and_compare_not_comparable(tm
     assert code == 1 and checks["headline-agreement"]["status"] == "fail"
     message = checks["headline-agreement"]["message"]
     assert "results.yml says 0.615" in message and "182 items' mean is 0.675824" in message
-    row = _row(_compare(base.parent, cand.parent), "lm_eval.0")
+    row = _row(_compare(base.parent, cand.parent), "lm_eval")
     assert row["verdict"] == "not_comparable"
     assert row["pairing"]["only_in_base"] == 18
     assert any("18 only in base" in r for r in row["reasons"])
@@ -275,7 +275,7 @@ def test_an_lm_eval_metric_without_a_declared_range_is_not_guessed(tmp_path):
         samples.write_text(samples.read_text().replace('"exact_match"', '"bleu"'))
         results = task / "artifacts" / "results.yml"
         results.write_text(results.read_text().replace("exact_match__", "bleu__"))
-    row = _row(_compare(base.parent, cand.parent), "lm_eval.0")
+    row = _row(_compare(base.parent, cand.parent), "lm_eval")
     assert row["item_scale"] == {"base": None, "cand": None}
     assert row["verdict"] == "not_comparable"
     assert any("scale not declared" in r for r in row["reasons"])

@@ -24,9 +24,10 @@ FAST = ("--bootstrap", "2000")
 
 
 def _pair(tmp_path: Path) -> tuple[Path, Path]:
+    """Two runs whose run.sub mounts no checkpoint (checkpoint="")."""
     items = make_items(30, 4, prompt_chars=600, answer_chars=(150, 400))
-    base = write_mrcr_run(tmp_path / "base", items=items, seed=0, limit=30)
-    cand = write_mrcr_run(tmp_path / "cand", items=items, seed=1, limit=30)
+    base = write_mrcr_run(tmp_path / "base", items=items, seed=0, limit=30, checkpoint="")
+    cand = write_mrcr_run(tmp_path / "cand", items=items, seed=1, limit=30, checkpoint="")
     return base, cand
 
 
@@ -43,8 +44,9 @@ def _trust(run_cli, base: Path, cand: Path) -> dict[str, dict]:
 def test_checkpoint_missing_on_both_sides_says_either_side(tmp_path, run_cli):
     base, cand = _pair(tmp_path)
     note = _trust(run_cli, base, cand)["checkpoint"]
-    assert note["status"] == "note"
+    assert note["status"] == "unverified"  # fail closed: no proof of two checkpoints
     assert note["message"] == "checkpoint path not recorded on either side; not checked"
+    assert "run.sub" in note["record"]
 
 
 def test_checkpoint_missing_on_one_side_names_that_side(tmp_path, run_cli):

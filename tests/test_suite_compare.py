@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from helpers.rungen import (
-    add_deployment,
     make_items,
     write_gdpval_run,
     write_mrcr_run,

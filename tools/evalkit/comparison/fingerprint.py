@@ -12,12 +12,11 @@ The checkpoint differing is the point of the comparison: no finding (the trust c
 
 from __future__ import annotations
 
-import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.runs.fingerprint import FIELDS, READS, Fingerprint, _canonical, same
+from evalkit.runs.fingerprint import FIELDS, READS, Fingerprint
+from evalkit.runs.records import canonical, same
 
 NOT_COMPARABLE, WARNING, NOTE = "not_comparable", "warning", "note"
 # A difference of the serving stack: it blocks a pass until the user accepts it knowingly
@@ -139,7 +138,7 @@ def shown(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, (dict, list)):
-        return _canonical(value)
+        return canonical(value)
     return str(value)
 
 

@@ -41,8 +41,7 @@ def record_checks(base: Any, cand: Any) -> list[TrustCheck]:
                 TrustCheck(
                     "record-agreement",
                     FAIL,
-                    f"{side}: {conflict.message()}: the run's own records disagree on what "
-                    "it ran",
+                    f"{side}: {conflict.message()}: the run's own records disagree on what it ran",
                     {"field": conflict.field, "side": side},
                 )
             )

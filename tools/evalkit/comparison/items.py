@@ -46,9 +46,7 @@ def pair_items(
     return strata, len(base.keys() - cand.keys()), len(cand.keys() - base.keys())
 
 
-def trust_checks(
-    base: GymSide, cand: GymSide, accepted: frozenset[str] = frozenset()
-) -> list[Any]:
+def trust_checks(base: GymSide, cand: GymSide, accepted: frozenset[str] = frozenset()) -> list[Any]:
     """Every reason not to believe a delta between these two runs (the checks every task
     gets, comparison.task_trust), on the rollouts' fingerprints and sampling."""
 

@@ -56,7 +56,11 @@ def read_gym_side(task_run: Any, validation: tuple[str, list[str]] | None = None
     fingerprint = view.fingerprint()  # the task's own record: its Gym command, its params
     for key in ("temperature", "top_p"):
         found = fingerprint[key]
-        if key in sampling or key in scan.mixed_sampling or not isinstance(found.value, float | int):
+        if (
+            key in sampling
+            or key in scan.mixed_sampling
+            or not isinstance(found.value, float | int)
+        ):
             continue
         sampling[key] = float(found.value)
         if found.source and found.source not in (source or ""):

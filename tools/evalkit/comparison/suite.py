@@ -32,7 +32,7 @@ def identity(task: SuiteTask) -> str:
     without its index (`simple_evals.foo.1` pairs with `simple_evals.foo.0`)."""
     name, label = task.view.name, task.benchmark
     if label == name or label.startswith(name + "/"):
-        return task_name(name) + label[len(name):]
+        return task_name(name) + label[len(name) :]
     return label
 
 
@@ -58,9 +58,7 @@ def _by_identity(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
     return out
 
 
-def _check_keys(
-    keys: list[str], what: str, source: str | None, tasks: list[SuiteTask]
-) -> None:
+def _check_keys(keys: list[str], what: str, source: str | None, tasks: list[SuiteTask]) -> None:
     """A gate or reference key that names no task is a usage error: its margin or check
     would silently not apply."""
     known = set().union(*(aliases(t) for t in tasks)) if tasks else set()
@@ -305,8 +303,9 @@ def compare_suite(
     base_tasks, cand_tasks = load_side(base_runs), load_side(cand_runs)
     _check_keys(list(gate.benchmarks), "gate file", gate.source, base_tasks + cand_tasks)
     if reference:
-        _check_keys(list(reference), "reference file", _reference_source(reference),
-                    base_tasks + cand_tasks)
+        _check_keys(
+            list(reference), "reference file", _reference_source(reference), base_tasks + cand_tasks
+        )
     base_side = _by_identity(base_tasks)
     cand_side = _by_identity(cand_tasks)
     rows: list[dict[str, Any]] = []

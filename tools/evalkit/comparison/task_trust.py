@@ -119,8 +119,9 @@ def _reuse_in(
     base: Mapping, cand: Mapping, source: str, greedy: bool, copies: Callable | None
 ) -> TrustCheck:
     check = trust.check_reuse(base, cand, greedy=greedy, copies_prompt=copies)
-    named = TrustCheck(check.id, check.status, f"{source}: {check.message}", check.counts,
-                       check.record)
+    named = TrustCheck(
+        check.id, check.status, f"{source}: {check.message}", check.counts, check.record
+    )
     if check.status == PASS and not check.counts.get("paired_responses"):
         return trust.unverified(
             "response-reuse",

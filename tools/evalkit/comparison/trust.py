@@ -227,8 +227,9 @@ def check_validation(side: str, verdict: str | None, why: list[str]) -> TrustChe
     cid = f"validate-{side}"
     if verdict is None:
         return unverified(
-            cid, f"{side}: not validated", "the run directory as the job left it (evalkit "
-            "validate reads it)"
+            cid,
+            f"{side}: not validated",
+            "the run directory as the job left it (evalkit validate reads it)",
         )
     if verdict != "valid":
         shown = "; ".join(why[:3])

@@ -68,6 +68,11 @@ def already_ran(doc: dict[str, Any]) -> list[str]:
     return out
 
 
+def _named(trust: list[dict[str, Any]], *statuses: str) -> list[str]:
+    """The checks (a fingerprint finding by its field) with one of STATUSES, once each."""
+    return list(dict.fromkeys(c.get("field") or c["id"] for c in trust if c["status"] in statuses))
+
+
 def checked_lines(doc: dict[str, Any]) -> list[str]:
     lines = []
     for t in doc["tasks"]:
@@ -75,13 +80,8 @@ def checked_lines(doc: dict[str, Any]) -> list[str]:
         parts = [f"validate base {validation.get('base', '?')}, cand {validation.get('cand', '?')}"]
         trust = t.get("trust") or []
         if trust:
-            def named(*statuses: str) -> list[str]:
-                return list(
-                    dict.fromkeys(c.get("field") or c["id"] for c in trust if c["status"] in statuses)
-                )
-
-            failed, gaps, waived = named("fail"), named("unverified"), named("accepted")
-            noted = named("note", "warn")
+            failed, gaps = _named(trust, "fail"), _named(trust, "unverified")
+            waived, noted = _named(trust, "accepted"), _named(trust, "note", "warn")
             said = [f"failed: {', '.join(failed)}"] if failed else []
             said += [f"unverified (evidence absent): {', '.join(gaps)}"] if gaps else []
             said += [f"ACCEPTED without evidence: {', '.join(waived)}"] if waived else []

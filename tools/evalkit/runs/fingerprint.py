@@ -18,15 +18,13 @@ interpreted; rendering escapes them.
 from __future__ import annotations
 
 import hashlib
-import json
-import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from evalkit.errors import InputError
-from evalkit.inputs import iter_log_lines, parse_yaml, read_text
+from evalkit.inputs import iter_log_lines, parse_yaml
 from evalkit.runs.clientlog import GenKwargs, read_gen_kwargs
 from evalkit.runs.configview import (
     NOT_RECORDED,
@@ -40,6 +38,7 @@ from evalkit.runs.configview import (
     system_prompt,
 )
 from evalkit.runs.launchscript import LaunchScript, read_launch_script
+from evalkit.runs.records import Conflict, conflicts, results_param, results_params
 from evalkit.runs.run import Run, as_run
 from evalkit.runs.serverbanner import Found, ServerFacts, read_banner, read_serve_command
 from evalkit.runs.settings import strings_in
@@ -110,18 +109,6 @@ def dataset_identity(items: Iterable[tuple[str, str]]) -> DatasetIdentity:
             f"{len(item_id)}:{item_id}{len(prompt)}:{prompt}".encode("utf-8", "surrogatepass")
         )
     return DatasetIdentity(len(pairs), digest.hexdigest())
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """One setting recorded with different values in two of the task's own records."""
-
-    field: str
-    values: tuple[FieldValue, ...]
-
-    def message(self) -> str:
-        shown = "; ".join(f"{v.value} in {v.source}" for v in self.values)
-        return f"{self.field} is recorded twice with different values ({shown})"
 
 
 @dataclass(frozen=True)
@@ -197,63 +184,6 @@ def _param(view: ConfigView | None, *path: str, null: Any = None) -> FieldValue 
 _GYM_OVERRIDE = r"responses_create_params\.{key}=([^\s'\"{{}}]{{1,64}})"
 
 
-# The harness's own record of the config it ran (nemo-evaluator writes it into
-# results.yml next to the scores): a second witness of the task's settings.
-RESULTS_YML = "artifacts/results.yml"
-
-
-def _results_params(run: Run) -> dict[str, Any] | None:
-    path = run.results_path
-    if not path.is_file():
-        return None
-    try:
-        document = parse_yaml(read_text(path), RESULTS_YML)
-    except InputError:
-        return None
-    params = document.get("config", {}).get("params") if isinstance(document, dict) else None
-    return params if isinstance(params, dict) else None
-
-
-def _results_param(params: dict[str, Any] | None, *path: str, null: Any = None) -> FieldValue | None:
-    node: Any = params
-    for step in path:
-        if not isinstance(node, dict) or step not in node:
-            return None
-        node = node[step]
-    value = null if node is None else as_data(node)
-    return FieldValue(value, f"{RESULTS_YML} (config.params.{'.'.join(path)})")
-
-
-def same(a: Any, b: Any) -> bool:
-    """Equal as recorded: numbers by value (1 and 1.0 alike, within float rounding),
-    containers by their canonical JSON."""
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        if isinstance(a, bool) or isinstance(b, bool):
-            return a is b
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
-        return _canonical(a) == _canonical(b)
-    return a == b
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def _conflicts(records: dict[str, list[FieldValue | None]]) -> tuple[Conflict, ...]:
-    """The settings whose recorded values disagree between the task's own records."""
-    found = []
-    for name, candidates in records.items():
-        present = [c for c in candidates if c is not None and c.value is not None]
-        distinct: list[FieldValue] = []
-        for c in present:
-            if not any(same(c.value, d.value) for d in distinct):
-                distinct.append(c)
-        if len(distinct) > 1:
-            found.append(Conflict(name, tuple(distinct)))
-    return tuple(found)
-
-
 def _gym_override(view: ConfigView | None, key: str) -> FieldValue | None:
     """A literal `++responses_create_params.<key>=<v>` in the Gym command's parameters."""
     if view is None:
@@ -297,7 +227,7 @@ def _sampling_records(
         override = _gym_override(view, key)
         if override is not None and _number(override.value) is not None:
             return [*records, override]  # what the Gym command sends, over config.params
-    return [*records, _param(view, key), _results_param(results, key)]
+    return [*records, _param(view, key), results_param(results, key)]
 
 
 def _images(script: LaunchScript | None) -> FieldValue:
@@ -339,7 +269,7 @@ def _max_new_tokens(
     return [
         *records,
         _param(view, "max_new_tokens", null=UNSET),
-        _results_param(results, "max_new_tokens", null=UNSET),
+        results_param(results, "max_new_tokens", null=UNSET),
     ]
 
 
@@ -358,7 +288,7 @@ def _gym_count(view: ConfigView | None, flag: str) -> FieldValue | None:
 def _repeats(run: Run, view: ConfigView | None, results: Any) -> list[FieldValue | None]:
     if run.is_gym:
         return [_gym_count(view, "num_repeats")]
-    return [_param(view, "extra", "n_samples"), _results_param(results, "extra", "n_samples")]
+    return [_param(view, "extra", "n_samples"), results_param(results, "extra", "n_samples")]
 
 
 def _limit(run: Run, view: ConfigView | None, results: Any) -> list[FieldValue | None]:
@@ -366,7 +296,7 @@ def _limit(run: Run, view: ConfigView | None, results: Any) -> list[FieldValue |
         return [limit]
     return [
         _param(view, "limit_samples", null=NO_LIMIT),
-        _results_param(results, "limit_samples", null=NO_LIMIT),
+        results_param(results, "limit_samples", null=NO_LIMIT),
     ]
 
 
@@ -436,7 +366,7 @@ def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Finger
     view = load_config_view(run, script)
     logged, log, command, command_label = _server(run, script)
     harness = read_gen_kwargs(run.logs_dir)
-    results = _results_params(run)
+    results = results_params(run)
     records = {
         "temperature": _sampling_records(run, view, "temperature", harness, results),
         "top_p": _sampling_records(run, view, "top_p", harness, results),
@@ -470,7 +400,7 @@ def read_fingerprint(run: Any, dataset: DatasetIdentity | None = None) -> Finger
         "repeats": _pick(*records["repeats"]),
         "limit_samples": _pick(*records["limit_samples"]),
     }
-    return Fingerprint(fields, _conflicts(records))
+    return Fingerprint(fields, conflicts(records))
 
 
 __all__ = [

@@ -236,9 +236,11 @@ def write_mrcr_run(
     remote = f"/lustre/evals/mrcr/{task_dir.parent.name}/{task_dir.name}"
     # nel 0.2.6 mounts deployment.checkpoint_path at /checkpoint on the server's srun line;
     # one checkpoint per seed (the same seed makes a copy of the run, checkpoint included).
-    checkpoint = checkpoint or f"/lustre/checkpoints/model-{seed}"
+    # checkpoint="" writes no mount: a run whose checkpoint nothing records.
+    if checkpoint is None:
+        checkpoint = f"/lustre/checkpoints/model-{seed}"
     (task_dir / "run.sub").write_text(
-        run_sub(remote, invocation, instances, run_config, checkpoint)
+        run_sub(remote, invocation, instances, run_config, checkpoint or None)
     )
     # Names from the --output patterns of run.sub: %A = the SLURM job id, ${g} = the
     # instance, %t = the task within the srun (one task per instance here).
