@@ -248,7 +248,7 @@ def test_sampling_falls_back_to_the_config(tmp_path, run_cli):
 
 
 def test_sampling_read_from_gym_override_first():
-    from evalkit.runs.settings import sampling_from_config
+    from evalkit.runs.settings import own_sections, sampling_from_config
 
     config = {
         "config": {
@@ -256,11 +256,48 @@ def test_sampling_read_from_gym_override_first():
         },
         "evaluation": {"tasks": [{"nemo_evaluator_config": {"config": {"params": {}}}}]},
     }
-    assert sampling_from_config(config) == {"temperature": 1.0, "top_p": 0.95}
+    assert sampling_from_config(own_sections(config)) == {"temperature": 1.0, "top_p": 0.95}
     config["config"]["params"]["extra"]["command"] = (
         "ng_e2e_collect_rollouts ++responses_create_params.temperature=0.7"
     )
-    assert sampling_from_config(config) == {"temperature": 0.7, "top_p": 0.95}
+    assert sampling_from_config(own_sections(config)) == {"temperature": 0.7, "top_p": 0.95}
+
+
+def test_another_tasks_settings_in_the_metadata_are_not_this_tasks():
+    """Issue 47: run_config.yml's metadata holds the whole invocation; an AIME task there
+    at temperature 0.6 with 64 samples and a limit says nothing about this GPQA task."""
+    from evalkit.runs.settings import settings_from
+
+    aime = {
+        "config": {"params": {"temperature": 0.6, "limit_samples": 4, "extra": {"n_samples": 64}}}
+    }
+    config = {
+        "config": {"params": {"temperature": 1.0, "top_p": 0.95, "limit_samples": None}},
+        "metadata": {
+            "launcher_resolved_config": {
+                "evaluation": {
+                    "tasks": [
+                        {"name": "simple_evals.aime_2025", "nemo_evaluator_config": aime},
+                        {
+                            "name": "nemo_gym",
+                            "nemo_evaluator_config": {
+                                "config": {
+                                    "params": {
+                                        "extra": {
+                                            "command": "++num_repeats=8 ++limit=10 ++responses_create_params.temperature=0.2"
+                                        }
+                                    }
+                                }
+                            },
+                        },
+                    ]
+                }
+            }
+        },
+    }
+    settings = settings_from([config])
+    assert settings.sampling == {"temperature": 1.0, "top_p": 0.95}
+    assert settings.limit is None and settings.num_repeats == 1
 
 
 # ---- verdicts --------------------------------------------------------------------------

@@ -91,26 +91,23 @@ def _as_float(value: Any) -> float | None:
     return None
 
 
-def sampling_from_config(config: Any) -> dict[str, float]:
-    """temperature/top_p as the model saw them; per key the first source found wins: the
-    gym command's responses_create_params overrides, then the task's params, then
-    `config.params` (nemo-evaluator's run_config.yml), then the evaluation-wide params."""
+def sampling_from_config(sections: Any) -> dict[str, float]:
+    """temperature/top_p as the model saw them, from the task's own sections
+    (`own_sections`); per key the first source found wins: the Gym command's
+    responses_create_params override, then the task's params (a launcher config's task
+    entry comes after the evaluation-wide block, so it is read first)."""
     found: dict[str, float] = {}
-    for text in strings_in(config):
+    for text in strings_in(sections):
         for key, value in _GYM_SAMPLING.findall(text):
             found.setdefault(key, float(value))
-    configs = config if isinstance(config, list) else [config]
-    blocks: list[Any] = []
-    for cfg in configs:
-        tasks = _dig(cfg, "evaluation", "tasks")
-        if isinstance(tasks, list):
-            blocks += [_dig(t, "nemo_evaluator_config", "config", "params") for t in tasks]
-        blocks.append(_dig(cfg, "config", "params"))
-        blocks.append(_dig(cfg, "evaluation", "nemo_evaluator_config", "config", "params"))
-    for block in blocks:
-        if isinstance(block, dict):
+    blocks = sections if isinstance(sections, list) else [sections]
+    for block in reversed(blocks):
+        params = _dig(block, "config", "params") if isinstance(block, dict) else None
+        if not isinstance(params, dict) and isinstance(block, dict):
+            params = block.get("params")
+        if isinstance(params, dict):
             for key in SAMPLING_KEYS:
-                value = _as_float(block.get(key))
+                value = _as_float(params.get(key))
                 if value is not None:
                     found.setdefault(key, value)
     return found
@@ -127,15 +124,43 @@ def _first_string(configs: Sequence[Any], *paths: tuple[str, ...]) -> str | None
     return None
 
 
-def settings_from(configs: Sequence[Any], config_path: Path | None = None) -> RunSettings:
-    """Settings from parsed configs (one from the artifacts, or those run.sub embeds)."""
-    joined = "\n".join(strings_in(list(configs)))
+def own_sections(config: Any, task_index: int | None = None) -> list[Any]:
+    """The parts of a parsed config that describe this task, never another's: the `config`
+    block of nemo-evaluator's own run config (run_config.yml, run.sub's config_ef.yaml; its
+    `metadata` holds the whole invocation, other tasks included), or, in a launcher config,
+    the evaluation-wide block and this task's entry (its index from `<task>.<idx>`; the
+    only entry when there is one)."""
+    if not isinstance(config, dict):
+        return []
+    if "config" in config or "target" in config:
+        return [config.get("config"), config.get("target")]
+    evaluation = config.get("evaluation") if isinstance(config.get("evaluation"), dict) else {}
+    sections = [evaluation.get("nemo_evaluator_config")]
+    tasks = evaluation.get("tasks") if isinstance(evaluation.get("tasks"), list) else []
+    if task_index is None and len(tasks) == 1:
+        task_index = 0
+    if (
+        task_index is not None
+        and 0 <= task_index < len(tasks)
+        and isinstance(tasks[task_index], dict)
+    ):
+        sections.append(tasks[task_index].get("nemo_evaluator_config"))
+    return [s for s in sections if s is not None]
+
+
+def settings_from(
+    configs: Sequence[Any], config_path: Path | None = None, task_index: int | None = None
+) -> RunSettings:
+    """Settings from parsed configs (one from the artifacts, or those run.sub embeds), each
+    read from this task's own sections only (`own_sections`)."""
+    own = [section for cfg in configs for section in own_sections(cfg, task_index)]
+    joined = "\n".join(strings_in(own))
     variants = tuple(dict.fromkeys(_VARIANT.findall(joined)))
     limits = [int(n) for n in _LIMIT.findall(joined)]
-    limits += [v for v in find_key(list(configs), "limit_samples") if type(v) is int and v > 0]
+    limits += [v for v in find_key(own, "limit_samples") if type(v) is int and v > 0]
     repeats = _REPEATS.findall(joined)
     commit = None
-    for block in find_key(list(configs), "install_on_the_fly"):
+    for block in find_key(own, "install_on_the_fly"):
         if isinstance(block, dict) and isinstance(block.get("commit"), str):
             commit = block["commit"].strip()
             break
@@ -152,8 +177,14 @@ def settings_from(configs: Sequence[Any], config_path: Path | None = None) -> Ru
         gym_commit=commit,
         limit=min(limits) if limits else None,
         num_repeats=int(repeats[-1]) if repeats else 1,
-        sampling=sampling_from_config(list(configs)),
+        sampling=sampling_from_config(own),
     )
+
+
+def task_index_of(task_dir: Path) -> int | None:
+    """The launcher's index of a task from its directory name (`<task>.<idx>`)."""
+    tail = task_dir.name.rsplit(".", 1)[-1]
+    return int(tail) if tail.isdigit() else None
 
 
 def embedded_files(run_sub_text: str) -> list[tuple[str, str, int]]:
@@ -193,9 +224,10 @@ def read_run_settings(task: Any) -> RunSettings:
     """Settings of one TaskRun (evalkit.runs.layout); a malformed config is an InputError."""
     from evalkit.inputs import load_yaml, read_text
 
+    index = task_index_of(task.task_dir)
     if task.config_path is not None:
-        return settings_from([load_yaml(task.config_path)], task.config_path)
+        return settings_from([load_yaml(task.config_path)], task.config_path, index)
     run_sub = task.task_dir / "run.sub"
     if run_sub.is_file():
-        return settings_from(embedded_configs(read_text(run_sub)), run_sub)
+        return settings_from(embedded_configs(read_text(run_sub)), run_sub, index)
     return RunSettings()

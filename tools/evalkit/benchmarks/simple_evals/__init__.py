@@ -58,10 +58,14 @@ def repeats_of(run: Run) -> int:
         return 1
     from evalkit.inputs import load_yaml
 
+    from evalkit.runs.settings import own_sections, task_index_of
+
     try:
-        values = [v for v in find_key(load_yaml(config), "n_samples") if isinstance(v, int)]
+        own = own_sections(load_yaml(config), task_index_of(run.task_dir))
     except InputError:
         return 1
+    # the task's own n_samples, never another task's of the invocation (its metadata)
+    values = [v for v in find_key(own, "n_samples") if isinstance(v, int)]
     return max(1, values[0]) if values else 1
 
 
