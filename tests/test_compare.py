@@ -263,6 +263,9 @@ def test_sampling_read_from_gym_override_first():
     assert sampling_from_config(own_sections(config)) == {"temperature": 0.7, "top_p": 0.95}
 
 
+OTHER_GYM_COMMAND = "++num_repeats=8 ++limit=10 ++responses_create_params.temperature=0.2"
+
+
 def test_another_tasks_settings_in_the_metadata_are_not_this_tasks():
     """Issue 47: run_config.yml's metadata holds the whole invocation; an AIME task there
     at temperature 0.6 with 64 samples and a limit says nothing about this GPQA task."""
@@ -281,13 +284,7 @@ def test_another_tasks_settings_in_the_metadata_are_not_this_tasks():
                         {
                             "name": "nemo_gym",
                             "nemo_evaluator_config": {
-                                "config": {
-                                    "params": {
-                                        "extra": {
-                                            "command": "++num_repeats=8 ++limit=10 ++responses_create_params.temperature=0.2"
-                                        }
-                                    }
-                                }
+                                "config": {"params": {"extra": {"command": OTHER_GYM_COMMAND}}}
                             },
                         },
                     ]

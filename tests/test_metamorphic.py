@@ -65,6 +65,15 @@ def _rows(db: Path) -> list[tuple[str, bytes]]:
         return list(con.execute("SELECT key, value FROM Cache ORDER BY rowid"))
 
 
+def _insert(con: sqlite3.Connection, key: str, value: bytes) -> None:
+    """One row as diskcache writes it (nvidia-simple-evals 26.3 diskcaching: mode 1, raw)."""
+    con.execute(
+        "INSERT INTO Cache (key, raw, store_time, expire_time, access_time, access_count, tag,"
+        " size, mode, filename, value) VALUES (?, 1, 0, NULL, 0, 0, NULL, 0, 1, NULL, ?)",
+        (key, value),
+    )
+
+
 def _rewrite_rows(db: Path, edit: Callable[[str, dict], dict | None]) -> None:
     """Each simple-evals row through EDIT (None drops it), in place, in the copy."""
     with sqlite3.connect(db) as con:
@@ -221,11 +230,7 @@ def m_gpqa_duplicated_items(base: Path, cand: Path) -> None:
     rows = _rows(cand / GPQA / STORE)
     with sqlite3.connect(cand / GPQA / STORE) as con:
         for n, (_key, value) in enumerate(rows[:30]):
-            con.execute(
-                "INSERT INTO Cache (key, raw, store_time, expire_time, access_time, access_count,"
-                " tag, size, mode, filename, value) VALUES (?, 1, 0, NULL, 0, 0, NULL, 0, 1, NULL, ?)",
-                (str(1000 + n), value),
-            )
+            _insert(con, str(1000 + n), value)
 
 
 def m_gpqa_scored_zero_against_its_record(base: Path, cand: Path) -> None:
@@ -428,11 +433,7 @@ def h_reorder_store(base: Path, cand: Path) -> None:
     with sqlite3.connect(db) as con:
         con.execute("DELETE FROM Cache")
         for key, value in reversed(rows):
-            con.execute(
-                "INSERT INTO Cache (key, raw, store_time, expire_time, access_time, access_count,"
-                " tag, size, mode, filename, value) VALUES (?, 1, 0, NULL, 0, 0, NULL, 0, 1, NULL, ?)",
-                (key, value),
-            )
+            _insert(con, key, value)
 
 
 def h_reorder_rollouts(base: Path, cand: Path) -> None:

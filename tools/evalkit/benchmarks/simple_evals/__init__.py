@@ -57,7 +57,6 @@ def repeats_of(run: Run) -> int:
     if config is None:
         return 1
     from evalkit.inputs import load_yaml
-
     from evalkit.runs.settings import own_sections, task_index_of
 
     try:
