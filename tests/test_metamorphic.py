@@ -18,21 +18,26 @@ from pathlib import Path
 
 import pytest
 
-SUITE = Path(__file__).parent / "data" / "suite"
+from helpers.suite_edits import (
+    BASE_GPQA,
+    BASE_MRCR,
+    GPQA,
+    MRCR,
+    RESPONSES,
+    STORE,
+    copy_sides,
+    edit_params,
+    edit_text,
+    insert_row,
+    lengthen_replies,
+    map_rollouts,
+    rewrite_rows,
+    rollouts_of,
+    store_rows,
+    sub_text,
+)
+
 MARGIN = ("--margin", "30", "--bootstrap", "200")
-GPQA = "20261201_092700-e8f0a2c4d6b81357/simple_evals.gpqa_diamond.0"
-MRCR = "20261201_091200-c7d30b9e58a1f426/nemo_gym.0"
-BASE_GPQA = "20261130_103000-a3c5e7f9b1d20468/simple_evals.gpqa_diamond.0"
-BASE_MRCR = "20261130_101500-b5e1a7c04d2f9e63/nemo_gym.0"
-STORE = "artifacts/gpqa_diamond/cache/cache.sqlite/cache.db"
-RESPONSES = "artifacts/cache/responses/cache.db"
-
-
-def _sides(tmp_path: Path) -> tuple[Path, Path]:
-    base, cand = tmp_path / "baseline", tmp_path / "candidate"
-    shutil.copytree(SUITE / "baseline", base)
-    shutil.copytree(SUITE / "candidate", cand)
-    return base, cand
 
 
 def _compare(run_cli, base: Path, cand: Path, *extra: str) -> tuple[int, dict, str]:
@@ -47,103 +52,23 @@ def _verdicts(doc: dict) -> dict[str, str]:
     return {row["benchmark"]: row["verdict"] for row in doc["tasks"]}
 
 
-def _edit(path: Path, old: str, new: str, count: int = 1) -> None:
-    text = path.read_text(encoding="utf-8")
-    assert old in text, (path, old)
-    path.write_text(text.replace(old, new, count), encoding="utf-8")
-
-
-def _sub(path: Path, pattern: str, new: str) -> None:
-    text = path.read_text(encoding="utf-8")
-    changed, n = re.subn(pattern, new, text)
-    assert n, (path, pattern)
-    path.write_text(changed, encoding="utf-8")
-
-
-def _rows(db: Path) -> list[tuple[str, bytes]]:
-    with sqlite3.connect(db) as con:
-        return list(con.execute("SELECT key, value FROM Cache ORDER BY rowid"))
-
-
-def _insert(con: sqlite3.Connection, key: str, value: bytes) -> None:
-    """One row as diskcache writes it (nvidia-simple-evals 26.3 diskcaching: mode 1, raw)."""
-    con.execute(
-        "INSERT INTO Cache (key, raw, store_time, expire_time, access_time, access_count, tag,"
-        " size, mode, filename, value) VALUES (?, 1, 0, NULL, 0, 0, NULL, 0, 1, NULL, ?)",
-        (key, value),
-    )
-
-
-def _rewrite_rows(db: Path, edit: Callable[[str, dict], dict | None]) -> None:
-    """Each simple-evals row through EDIT (None drops it), in place, in the copy."""
-    with sqlite3.connect(db) as con:
-        for key, value in list(con.execute("SELECT key, value FROM Cache")):
-            row = edit(key, json.loads(value))
-            if row is None:
-                con.execute("DELETE FROM Cache WHERE key = ?", (key,))
-            else:
-                con.execute(
-                    "UPDATE Cache SET value = ? WHERE key = ?", (json.dumps(row).encode(), key)
-                )
-
-
-def _lengthen_replies(task: Path, tag: str) -> None:
-    """Give every reply a long reasoning preamble (as real replies have): reuse of long
-    replies is evidence, a 50-character 'Answer: B' is not."""
-
-    def longer(_key: str, row: dict) -> dict:
-        reply = row["convo"][-1]
-        reply["content"] = f"{tag}: " + "let me reason step by step. " * 12 + reply["content"]
-        return row
-
-    _rewrite_rows(task / STORE, longer)
-
-
-def _rollouts(task: Path) -> Path:
-    return task / "artifacts" / "evaluator_rollouts.jsonl"
-
-
-def _map_rollouts(task: Path, edit: Callable[[int, dict], dict]) -> None:
-    lines = _rollouts(task).read_text(encoding="utf-8").splitlines()
-    out = [json.dumps(edit(i, json.loads(line))) for i, line in enumerate(lines)]
-    _rollouts(task).write_text("\n".join(out) + "\n", encoding="utf-8")
-
-
-def _both_configs(task: Path) -> list[Path]:
-    """The task's own records of its config: run_config.yml and the harness's results.yml."""
-    return [
-        p
-        for p in (task / "artifacts" / n for n in ("run_config.yml", "results.yml"))
-        if p.is_file()
-    ]
-
-
-def _params(task: Path, old: str, new: str) -> None:
-    """OLD -> NEW in every record of the task that holds it (results.yml keeps the adapter
-    settings as interceptors and drops some null params): at least one must."""
-    edited = [p for p in _both_configs(task) if old in p.read_text(encoding="utf-8")]
-    assert edited, (task, old)
-    for path in edited:  # every occurrence: the config was written that way throughout
-        _edit(path, old, new, -1)
-
-
 # ---- mutations: (id, the real mistake it stands for, the edit) ---------------------------
 
 
 def m_gpqa_temperature(base: Path, cand: Path) -> None:
-    _params(cand / GPQA, "    temperature: 1.0\n", "    temperature: 0.6\n")
+    edit_params(cand / GPQA, "    temperature: 1.0\n", "    temperature: 0.6\n")
 
 
 def m_gpqa_top_p(base: Path, cand: Path) -> None:
-    _params(cand / GPQA, "    top_p: 0.95\n", "    top_p: 0.8\n")
+    edit_params(cand / GPQA, "    top_p: 0.95\n", "    top_p: 0.8\n")
 
 
 def m_gpqa_max_tokens(base: Path, cand: Path) -> None:
-    _params(cand / GPQA, "    max_new_tokens: 16384\n", "    max_new_tokens: 4096\n")
+    edit_params(cand / GPQA, "    max_new_tokens: 16384\n", "    max_new_tokens: 4096\n")
 
 
 def m_gpqa_temperature_config_only(base: Path, cand: Path) -> None:
-    _edit(
+    edit_text(
         cand / GPQA / "artifacts" / "run_config.yml",
         "    temperature: 1.0\n",
         "    temperature: 0.6\n",
@@ -151,40 +76,42 @@ def m_gpqa_temperature_config_only(base: Path, cand: Path) -> None:
 
 
 def m_gpqa_repeats(base: Path, cand: Path) -> None:
-    _edit(cand / GPQA / "artifacts" / "results.yml", "      n_samples: 1\n", "      n_samples: 4\n")
+    edit_text(
+        cand / GPQA / "artifacts" / "results.yml", "      n_samples: 1\n", "      n_samples: 4\n"
+    )
 
 
 def m_gpqa_limit(base: Path, cand: Path) -> None:
-    _params(cand / GPQA, "    limit_samples: null\n", "    limit_samples: 150\n")
+    edit_params(cand / GPQA, "    limit_samples: null\n", "    limit_samples: 150\n")
 
 
 def m_gpqa_system_prompt_on(base: Path, cand: Path) -> None:
-    _params(cand / GPQA, "use_system_prompt: false", "use_system_prompt: true")
+    edit_params(cand / GPQA, "use_system_prompt: false", "use_system_prompt: true")
 
 
 def m_gpqa_thinking_off(base: Path, cand: Path) -> None:
-    _params(cand / GPQA, "enable_thinking: true", "enable_thinking: false")
+    edit_params(cand / GPQA, "enable_thinking: true", "enable_thinking: false")
 
 
 def m_gpqa_reasoning_traces_off(base: Path, cand: Path) -> None:
-    _params(cand / GPQA, "process_reasoning_traces: true", "process_reasoning_traces: false")
+    edit_params(cand / GPQA, "process_reasoning_traces: true", "process_reasoning_traces: false")
 
 
 def m_gpqa_vllm_image(base: Path, cand: Path) -> None:
-    _edit(cand / GPQA / "run.sub", "vllm/vllm-openai:v0.26.0", "vllm/vllm-openai:v0.20.1")
+    edit_text(cand / GPQA / "run.sub", "vllm/vllm-openai:v0.26.0", "vllm/vllm-openai:v0.20.1")
 
 
 def m_gpqa_harness_image(base: Path, cand: Path) -> None:
-    _edit(cand / GPQA / "run.sub", "simple-evals:26.03", "simple-evals:25.11")
+    edit_text(cand / GPQA / "run.sub", "simple-evals:26.03", "simple-evals:25.11")
 
 
 def m_gpqa_same_checkpoint(base: Path, cand: Path) -> None:
-    _sub(cand / GPQA / "run.sub", r"model-nvfp4", "model-bf16")
-    _sub(cand / GPQA / "artifacts" / "run_config.yml", r"model-nvfp4", "model-bf16")
+    sub_text(cand / GPQA / "run.sub", r"model-nvfp4", "model-bf16")
+    sub_text(cand / GPQA / "artifacts" / "run_config.yml", r"model-nvfp4", "model-bf16")
 
 
 def m_gpqa_reused_store(base: Path, cand: Path) -> None:
-    _lengthen_replies(base / BASE_GPQA, "base")
+    lengthen_replies(base / BASE_GPQA, "base")
     shutil.copy(base / BASE_GPQA / STORE, cand / GPQA / STORE)
 
 
@@ -202,13 +129,15 @@ def m_gpqa_renamed_metric(base: Path, cand: Path) -> None:
     for task in (base / BASE_GPQA, cand / GPQA):
         (task / RESPONSES).unlink()
         shutil.rmtree(task / "artifacts" / "gpqa_diamond")
-    _sub(
+    sub_text(
         cand / GPQA / "artifacts" / "results.yml", r"\n        score:\n", "\n        score_at_10:\n"
     )
 
 
 def m_gpqa_headline_edited(base: Path, cand: Path) -> None:
-    _sub(cand / GPQA / "artifacts" / "results.yml", r"value: 0\.7121212121212122", "value: 0.80")
+    sub_text(
+        cand / GPQA / "artifacts" / "results.yml", r"value: 0\.7121212121212122", "value: 0.80"
+    )
 
 
 def m_gpqa_dataset_changed(base: Path, cand: Path) -> None:
@@ -218,19 +147,19 @@ def m_gpqa_dataset_changed(base: Path, cand: Path) -> None:
         )
         return row
 
-    _rewrite_rows(cand / GPQA / STORE, other_question)
+    rewrite_rows(cand / GPQA / STORE, other_question)
 
 
 def m_gpqa_items_missing(base: Path, cand: Path) -> None:
     dropped = iter(range(40))
-    _rewrite_rows(cand / GPQA / STORE, lambda k, r: None if next(dropped, None) is not None else r)
+    rewrite_rows(cand / GPQA / STORE, lambda k, r: None if next(dropped, None) is not None else r)
 
 
 def m_gpqa_duplicated_items(base: Path, cand: Path) -> None:
-    rows = _rows(cand / GPQA / STORE)
+    rows = store_rows(cand / GPQA / STORE)
     with sqlite3.connect(cand / GPQA / STORE) as con:
         for n, (_key, value) in enumerate(rows[:30]):
-            _insert(con, str(1000 + n), value)
+            insert_row(con, str(1000 + n), value)
 
 
 def m_gpqa_scored_zero_against_its_record(base: Path, cand: Path) -> None:
@@ -239,15 +168,19 @@ def m_gpqa_scored_zero_against_its_record(base: Path, cand: Path) -> None:
             row["score"] = 0.0
         return row
 
-    _rewrite_rows(cand / GPQA / STORE, zero)
+    rewrite_rows(cand / GPQA / STORE, zero)
 
 
 def m_gpqa_unknown_scale(base: Path, cand: Path) -> None:
     for task in (base / BASE_GPQA, cand / GPQA):
         (task / RESPONSES).unlink()
         shutil.rmtree(task / "artifacts" / "gpqa_diamond")
-        _sub(task / "artifacts" / "results.yml", r"\n        score:\n", "\n        house_metric:\n")
-    _sub(cand / GPQA / "artifacts" / "results.yml", r"value: 0\.7121212121212122", "value: 0.40")
+        sub_text(
+            task / "artifacts" / "results.yml", r"\n        score:\n", "\n        house_metric:\n"
+        )
+    sub_text(
+        cand / GPQA / "artifacts" / "results.yml", r"value: 0\.7121212121212122", "value: 0.40"
+    )
 
 
 def m_mrcr_temperature(base: Path, cand: Path) -> None:
@@ -255,7 +188,7 @@ def m_mrcr_temperature(base: Path, cand: Path) -> None:
         rec["responses_create_params"]["temperature"] = 0.6
         return rec
 
-    _map_rollouts(cand / MRCR, hotter)
+    map_rollouts(cand / MRCR, hotter)
 
 
 def m_mrcr_mixed_temperature(base: Path, cand: Path) -> None:
@@ -263,7 +196,7 @@ def m_mrcr_mixed_temperature(base: Path, cand: Path) -> None:
         rec["responses_create_params"]["temperature"] = 1.0 if i % 2 else 0.0
         return rec
 
-    _map_rollouts(cand / MRCR, half)
+    map_rollouts(cand / MRCR, half)
 
 
 def m_mrcr_top_p(base: Path, cand: Path) -> None:
@@ -271,11 +204,11 @@ def m_mrcr_top_p(base: Path, cand: Path) -> None:
         rec["responses_create_params"]["top_p"] = 0.5
         return rec
 
-    _map_rollouts(cand / MRCR, narrower)
+    map_rollouts(cand / MRCR, narrower)
 
 
 def m_mrcr_reused_rollouts(base: Path, cand: Path) -> None:
-    shutil.copy(_rollouts(base / BASE_MRCR), _rollouts(cand / MRCR))
+    shutil.copy(rollouts_of(base / BASE_MRCR), rollouts_of(cand / MRCR))
 
 
 def m_mrcr_gym_version(base: Path, cand: Path) -> None:
@@ -285,16 +218,18 @@ def m_mrcr_gym_version(base: Path, cand: Path) -> None:
 
 
 def m_mrcr_vllm_image(base: Path, cand: Path) -> None:
-    _edit(cand / MRCR / "run.sub", "vllm/vllm-openai:v0.26.0", "vllm/vllm-openai:v0.20.1")
+    edit_text(cand / MRCR / "run.sub", "vllm/vllm-openai:v0.26.0", "vllm/vllm-openai:v0.20.1")
 
 
 def m_mrcr_limit(base: Path, cand: Path) -> None:
-    _sub(cand / MRCR / "artifacts" / "run_config.yml", r"limit_samples: 90", "limit_samples: 60")
+    sub_text(
+        cand / MRCR / "artifacts" / "run_config.yml", r"limit_samples: 90", "limit_samples: 60"
+    )
 
 
 def m_mrcr_items_dropped(base: Path, cand: Path) -> None:
-    lines = _rollouts(cand / MRCR).read_text(encoding="utf-8").splitlines()
-    _rollouts(cand / MRCR).write_text("\n".join(lines[:60]) + "\n", encoding="utf-8")
+    lines = rollouts_of(cand / MRCR).read_text(encoding="utf-8").splitlines()
+    rollouts_of(cand / MRCR).write_text("\n".join(lines[:60]) + "\n", encoding="utf-8")
 
 
 def m_mrcr_rewards_edited(base: Path, cand: Path) -> None:
@@ -302,7 +237,7 @@ def m_mrcr_rewards_edited(base: Path, cand: Path) -> None:
         rec["reward"] = 1.0
         return rec
 
-    _map_rollouts(cand / MRCR, generous)
+    map_rollouts(cand / MRCR, generous)
 
 
 def m_same_run_twice(base: Path, cand: Path) -> None:
@@ -391,14 +326,14 @@ MUTATIONS: list[tuple[str, str, Callable[[Path, Path], None]]] = [
 
 
 def test_the_untouched_pair_passes_at_the_margin(run_cli, tmp_path):
-    base, cand = _sides(tmp_path)
+    base, cand = copy_sides(tmp_path)
     code, doc, _ = _compare(run_cli, base, cand)
     assert doc["gate"] == "pass" and code == 0, doc["reasons"]
 
 
 @pytest.mark.parametrize("name, mistake, mutate", MUTATIONS, ids=[m[0] for m in MUTATIONS])
 def test_a_mutation_never_passes(run_cli, tmp_path, name, mistake, mutate):
-    base, cand = _sides(tmp_path)
+    base, cand = copy_sides(tmp_path)
     mutate(base, cand)
     code, doc, err = _compare(run_cli, base, cand)
     assert code != 0, f"{name} ({mistake}) passed"
@@ -429,23 +364,23 @@ def h_move_between_invocations(base: Path, cand: Path) -> None:
 
 def h_reorder_store(base: Path, cand: Path) -> None:
     db = cand / GPQA / STORE
-    rows = _rows(db)
+    rows = store_rows(db)
     with sqlite3.connect(db) as con:
         con.execute("DELETE FROM Cache")
         for key, value in reversed(rows):
-            _insert(con, key, value)
+            insert_row(con, key, value)
 
 
 def h_reorder_rollouts(base: Path, cand: Path) -> None:
-    lines = _rollouts(cand / MRCR).read_text(encoding="utf-8").splitlines()
-    _rollouts(cand / MRCR).write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
+    lines = rollouts_of(cand / MRCR).read_text(encoding="utf-8").splitlines()
+    rollouts_of(cand / MRCR).write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
 
 
 def h_other_task_in_metadata(base: Path, cand: Path) -> None:
     """The invocation also ran AIME at temperature 0.6 and 64 samples: its settings sit in
     the launcher's resolved config, which is metadata of the whole invocation."""
     for task in (base / BASE_GPQA, cand / GPQA):
-        _edit(
+        edit_text(
             task / "artifacts" / "run_config.yml",
             "      tasks:\n      - name: simple_evals.gpqa_diamond\n",
             "      tasks:\n      - name: simple_evals.gpqa_diamond\n"
@@ -456,8 +391,8 @@ def h_other_task_in_metadata(base: Path, cand: Path) -> None:
 
 
 def h_longer_replies_both(base: Path, cand: Path) -> None:
-    _lengthen_replies(base / BASE_GPQA, "base")
-    _lengthen_replies(cand / GPQA, "cand")
+    lengthen_replies(base / BASE_GPQA, "base")
+    lengthen_replies(cand / GPQA, "cand")
 
 
 def h_extra_file(base: Path, cand: Path) -> None:
@@ -501,7 +436,7 @@ def _resolve(path: Path) -> Path:
 def untouched(tmp_path_factory) -> dict[str, str]:
     from evalkit.comparison.suite import compare_suite
 
-    base, cand = _sides(tmp_path_factory.mktemp("untouched"))
+    base, cand = copy_sides(tmp_path_factory.mktemp("untouched"))
     doc = compare_suite(base, cand, default_margin=30.0, bootstrap=200)
     return _verdicts(doc)
 
@@ -510,7 +445,7 @@ def untouched(tmp_path_factory) -> dict[str, str]:
 def test_an_honest_transformation_keeps_every_verdict(
     run_cli, tmp_path, untouched, name, transform
 ):
-    base, cand = _sides(tmp_path)
+    base, cand = copy_sides(tmp_path)
     transform(base, cand)
     code, doc, err = _compare(run_cli, _resolve(base), _resolve(cand))
     assert code == 0, err or doc["reasons"]

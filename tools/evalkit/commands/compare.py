@@ -117,6 +117,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def accepted(names: list[str]) -> frozenset[str]:
+    """The --accept names, each a check id or fingerprint field (a typo would waive
+    nothing and leave the user believing it did: refused)."""
+    from evalkit.comparison.task_trust import ACCEPTABLE
+    from evalkit.errors import UsageError
+    from evalkit.runs.fingerprint import FIELDS
+
+    known = set(ACCEPTABLE) | set(FIELDS)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(
+            f"--accept {', '.join(unknown)}: not a check or fingerprint field; one of "
+            + ", ".join(sorted(known))
+        )
+    return frozenset(names)
+
+
 def load_options(args: argparse.Namespace) -> dict[str, Any]:
     """Everything compare and report share: the gate, the references, the resampling."""
     from evalkit.comparison.gate import load_gate, load_reference
@@ -128,7 +145,7 @@ def load_options(args: argparse.Namespace) -> dict[str, Any]:
         "seed": args.seed,
         "bootstrap": args.bootstrap,
         "weighting": args.weights,
-        "accept": frozenset(args.accept),
+        "accept": accepted(args.accept),
     }
 
 

@@ -32,6 +32,10 @@ TRUST_CHECK_IDS = (
     "gym-version",
     "harness-version",
 )
+# What `--accept` may name: a trust check that can be unverified, a fingerprint field
+# (unrecorded, or an acceptable difference such as images), or a row's declared scale.
+# record-agreement and a difference in sampling are never gaps: they are other measurements.
+ACCEPTABLE = (*TRUST_CHECK_IDS, "scale")
 
 
 @dataclass
@@ -242,4 +246,4 @@ def all_checks(
     return trust.waived(checks, accepted)
 
 
-__all__ = ["TRUST_CHECK_IDS", "TrustSide", "all_checks", "side_of_run"]
+__all__ = ["ACCEPTABLE", "TRUST_CHECK_IDS", "TrustSide", "all_checks", "side_of_run"]

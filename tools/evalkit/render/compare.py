@@ -28,7 +28,14 @@ def _p(value: Any) -> str:
     return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
 
 
-TRUST_MARKS = {"pass": "[ok]  ", "note": "[note]", "warn": "[warn]", "fail": "[FAIL]"}
+TRUST_MARKS = {
+    "pass": "[ok]  ",
+    "note": "[note]",
+    "warn": "[warn]",
+    "fail": "[FAIL]",
+    "unverified": "[UNVERIFIED]",  # fail closed: the evidence was absent (comparison/trust.py)
+    "accepted": "[ACCEPTED]",  # waived by the user with --accept, shown as loudly as a failure
+}
 
 
 def trust_lines(checks: list[dict[str, Any]], indent: str = "  ") -> list[str]:

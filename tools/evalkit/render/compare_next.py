@@ -38,6 +38,8 @@ def compare_command(doc: dict[str, Any], extra: str = "") -> str:
         option = f"--gate {quote(doc['gate_file'])}"
     else:
         option = f"--margin {doc['default_margin'].split()[0]}"
+    for name in doc.get("accepted") or []:  # the same waivers, so the command reproduces
+        option += f" --accept {quote(name)}"
     return f"evalkit compare {base} {cand} {option}{extra}"
 
 

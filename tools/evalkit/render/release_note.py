@@ -11,7 +11,14 @@ from typing import Any
 from evalkit.render.compare_next import already_ran, compare_command, next_steps
 from evalkit.render.inert import inert_data, md_code, md_text
 
-_TRUST_MARK = {"pass": "ok", "note": "note", "warn": "warn", "fail": "FAIL"}
+_TRUST_MARK = {
+    "pass": "ok",
+    "note": "note",
+    "warn": "warn",
+    "fail": "FAIL",
+    "unverified": "UNVERIFIED",
+    "accepted": "ACCEPTED",
+}
 # Run data is inert Markdown through the shared helpers (render/inert.py): no HTML, link
 # or cell break; a code span no backtick in the value closes.
 _cell = md_text
@@ -103,6 +110,25 @@ def _trust(tasks: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _gaps(tasks: list[dict[str, Any]]) -> list[str]:
+    """Every check that did not prove its point: evidence absent (unverified) or waived by
+    the user (accepted), first in the note, as plainly as a failure."""
+    out = []
+    for t in tasks:
+        for c in t.get("trust") or []:
+            if c["status"] not in ("unverified", "accepted"):
+                continue
+            name = c.get("field") or c["id"]
+            record = f" Record next time: {_cell(c['record'])}." if c.get("record") else ""
+            out.append(
+                f"- {_cell(t['benchmark'])} **{_TRUST_MARK[c['status']]}** {_cell(name)}: "
+                f"{_cell(c['message'])}.{record}"
+            )
+    if not out:
+        return []
+    return ["### Unproven: unverified checks and accepted gaps", "", *out, ""]
+
+
 def pairing_phrase(p: dict[str, Any]) -> str:
     """Every item in its class: paired, only in one run, asked with another prompt."""
     words = (
@@ -140,14 +166,19 @@ def render_release_note(doc: dict[str, Any]) -> str:
         if doc.get("gate_file")
         else _cell(doc["default_margin"])
     )
+    waived = sum(
+        c.get("status") == "accepted" for t in doc["tasks"] for c in t.get("trust") or []
+    )
+    gate = _cell(doc["gate"]) + (f" ({waived} gap(s) accepted without evidence)" if waived else "")
     out = [
-        f"## Accuracy: candidate vs baseline: {_cell(doc['gate'])}",
+        f"## Accuracy: candidate vs baseline: {gate}",
         "",
         f"Baseline {md_code(paths['base'])}, candidate {md_code(paths['cand'])}; margin {margin}. "
         "Scores in points.",
         "",
         *_score_table(doc["tasks"]),
         "",
+        *_gaps(doc["tasks"]),
         "### Where each score comes from",
         "",
         *_sources(doc["tasks"]),

@@ -48,7 +48,7 @@ th,td{border:1px solid #d0d0d0;padding:.25rem .5rem;text-align:left;vertical-ali
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .badge{display:inline-block;padding:.1rem .5rem;border-radius:.3rem;color:#fff;font-weight:600}
 .reasons{margin:.2rem 0 .8rem 1.2rem;font-size:.9rem}
-.mark-fail{color:#c0262d;font-weight:600}.mark-note{color:#b26b00}.mark-warn{color:#b26b00}.mark-pass{color:#1b7f3b}
+.mark-fail{color:#c0262d;font-weight:600}.mark-note{color:#b26b00}.mark-warn{color:#b26b00}.mark-pass{color:#1b7f3b}.mark-unverified,.mark-accepted{color:#7a3db8;font-weight:600}
 figure{margin:0}code{font-size:.85rem}
 """
 
