@@ -120,11 +120,13 @@ def results_headlines(task_run: Any) -> list[Headline]:
                 scale=None if scale == "unknown" else scale,
             )
         ]
-    return [
-        Headline(score.names[0], score.key, score.value, score.stderr, None)
-        for score in iter_scores(load_results(view.paths["results"]))
-        if score.value is not None and "key_metrics/" not in score.key
-    ]
+    found: dict[tuple[str, str], Headline] = {}
+    for score in iter_scores(load_results(view.paths["results"])):
+        if score.value is not None and "key_metrics/" not in score.key:
+            # a task's score repeated in its group (nemo-evaluator writes both) is one score
+            key = (score.names[0], score.key)
+            found.setdefault(key, Headline(*key, score.value, score.stderr, None))
+    return list(found.values())
 
 
 def to_points(value: float, scale: str | None) -> float:

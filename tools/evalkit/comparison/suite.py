@@ -27,35 +27,53 @@ from evalkit.runs.layout import task_name
 from evalkit.runs.run import load_runs
 
 
-def identity(task: SuiteTask) -> str:
-    """The task as both sides name it: the benchmark's label, or the launcher's task name
-    without its index (`simple_evals.foo.1` pairs with `simple_evals.foo.0`)."""
-    name, label = task.view.name, task.benchmark
-    if label == name or label.startswith(name + "/"):
-        return task_name(name) + label[len(name) :]
-    return label
+def label(task: SuiteTask) -> str:
+    """What pairs a task across the sides, and how rows show it: the benchmark's label, or
+    the launcher's task name without its index (never the index: the same task is `.1` in
+    one invocation and `.0` in another)."""
+    name, shown = task.view.name, task.benchmark
+    if shown == name or shown.startswith(name + "/"):
+        return task_name(name) + shown[len(name) :]
+    return shown
 
 
 def aliases(task: SuiteTask) -> set[str]:
     """Every name a gate or reference file may key this task by: evalkit's label, the
     launcher's task name (with or without its harness) and the directory without its index."""
     bare = task_name(task.view.name)
-    names = {identity(task), task.benchmark, bare, bare.split(".", 1)[-1]}
+    names = {label(task), task.benchmark, bare, bare.split(".", 1)[-1]}
     headline = task.headline
     if headline is not None:
         names.add(headline.task)
     return {n for n in names if n}
 
 
-def _by_identity(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
+def _by_label(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
     out: dict[str, SuiteTask] = {}
     counts: dict[str, int] = {}
     for t in tasks:
-        counts[identity(t)] = counts.get(identity(t), 0) + 1
+        counts[label(t)] = counts.get(label(t), 0) + 1
     for t in tasks:
-        key = identity(t)
+        key = label(t)
         out[key if counts[key] == 1 else f"{key} ({t.view.name})"] = t
     return out
+
+
+def _pair_leftovers(base: dict[str, SuiteTask], cand: dict[str, SuiteTask]) -> None:
+    """A task on each side that found no partner by label, and is the only one of its
+    launcher task name on each side (its metric renamed, say), pairs under the baseline's
+    label: the row then says what differs, instead of two 'only in' rows."""
+
+    def by_name(side: dict[str, SuiteTask], keys: set[str]) -> dict[str, str]:
+        names: dict[str, list[str]] = {}
+        for key in keys:
+            names.setdefault(task_name(side[key].view.name), []).append(key)
+        return {name: found[0] for name, found in names.items() if len(found) == 1}
+
+    only_base = by_name(base, base.keys() - cand.keys())
+    only_cand = by_name(cand, cand.keys() - base.keys())
+    for name in only_base.keys() & only_cand.keys():
+        cand[only_base[name]] = cand.pop(only_cand[name])
 
 
 def _check_keys(keys: list[str], what: str, source: str | None, tasks: list[SuiteTask]) -> None:
@@ -64,7 +82,7 @@ def _check_keys(keys: list[str], what: str, source: str | None, tasks: list[Suit
     known = set().union(*(aliases(t) for t in tasks)) if tasks else set()
     stray = [k for k in keys if k not in known]
     if stray:
-        labels = ", ".join(sorted({identity(t) for t in tasks}))
+        labels = ", ".join(sorted({label(t) for t in tasks}))
         raise InputError(
             f"{what} key(s) {', '.join(map(repr, stray))} match no task of either side "
             f"(tasks present: {labels}; a key may be evalkit's label, the launcher's task "
@@ -306,8 +324,8 @@ def compare_suite(
         _check_keys(
             list(reference), "reference file", _reference_source(reference), base_tasks + cand_tasks
         )
-    base_side = _by_identity(base_tasks)
-    cand_side = _by_identity(cand_tasks)
+    base_side, cand_side = _by_label(base_tasks), _by_label(cand_tasks)
+    _pair_leftovers(base_side, cand_side)
     rows: list[dict[str, Any]] = []
     for key in sorted(base_side.keys() | cand_side.keys()):
         b, c = base_side.get(key), cand_side.get(key)

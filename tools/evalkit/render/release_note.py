@@ -166,9 +166,7 @@ def render_release_note(doc: dict[str, Any]) -> str:
         if doc.get("gate_file")
         else _cell(doc["default_margin"])
     )
-    waived = sum(
-        c.get("status") == "accepted" for t in doc["tasks"] for c in t.get("trust") or []
-    )
+    waived = sum(c.get("status") == "accepted" for t in doc["tasks"] for c in t.get("trust") or [])
     gate = _cell(doc["gate"]) + (f" ({waived} gap(s) accepted without evidence)" if waived else "")
     out = [
         f"## Accuracy: candidate vs baseline: {gate}",
