@@ -19,83 +19,12 @@ from evalkit.comparison.gate import DEFAULT_MARGIN, Gate, Margin, Reference
 from evalkit.comparison.headlines import compare_headlines
 from evalkit.comparison.items import compare_gym
 from evalkit.comparison.outcome_items import compare_outcomes
+from evalkit.comparison.pairing import check_keys, keyed, pair_sides
 from evalkit.comparison.sides import SuiteTask, load_side, read_gym_side, to_points
 from evalkit.comparison.task_trust import all_checks, side_of_run
 from evalkit.comparison.trust import ACCEPTED, FAIL, NOTE, UNVERIFIED, missing_where, unverified
 from evalkit.errors import InputError
-from evalkit.runs.layout import task_name
 from evalkit.runs.run import load_runs
-
-
-def label(task: SuiteTask) -> str:
-    """What pairs a task across the sides, and how rows show it: the benchmark's label, or
-    the launcher's task name without its index (never the index: the same task is `.1` in
-    one invocation and `.0` in another)."""
-    name, shown = task.view.name, task.benchmark
-    if shown == name or shown.startswith(name + "/"):
-        return task_name(name) + shown[len(name) :]
-    return shown
-
-
-def aliases(task: SuiteTask) -> set[str]:
-    """Every name a gate or reference file may key this task by: evalkit's label, the
-    launcher's task name (with or without its harness) and the directory without its index."""
-    bare = task_name(task.view.name)
-    names = {label(task), task.benchmark, bare, bare.split(".", 1)[-1]}
-    headline = task.headline
-    if headline is not None:
-        names.add(headline.task)
-    return {n for n in names if n}
-
-
-def _by_label(tasks: list[SuiteTask]) -> dict[str, SuiteTask]:
-    out: dict[str, SuiteTask] = {}
-    counts: dict[str, int] = {}
-    for t in tasks:
-        counts[label(t)] = counts.get(label(t), 0) + 1
-    for t in tasks:
-        key = label(t)
-        out[key if counts[key] == 1 else f"{key} ({t.view.name})"] = t
-    return out
-
-
-def _pair_leftovers(base: dict[str, SuiteTask], cand: dict[str, SuiteTask]) -> None:
-    """A task on each side that found no partner by label, and is the only one of its
-    launcher task name on each side (its metric renamed, say), pairs under the baseline's
-    label: the row then says what differs, instead of two 'only in' rows."""
-
-    def by_name(side: dict[str, SuiteTask], keys: set[str]) -> dict[str, str]:
-        names: dict[str, list[str]] = {}
-        for key in keys:
-            names.setdefault(task_name(side[key].view.name), []).append(key)
-        return {name: found[0] for name, found in names.items() if len(found) == 1}
-
-    only_base = by_name(base, base.keys() - cand.keys())
-    only_cand = by_name(cand, cand.keys() - base.keys())
-    for name in only_base.keys() & only_cand.keys():
-        cand[only_base[name]] = cand.pop(only_cand[name])
-
-
-def _check_keys(keys: list[str], what: str, source: str | None, tasks: list[SuiteTask]) -> None:
-    """A gate or reference key that names no task is a usage error: its margin or check
-    would silently not apply."""
-    known = set().union(*(aliases(t) for t in tasks)) if tasks else set()
-    stray = [k for k in keys if k not in known]
-    if stray:
-        labels = ", ".join(sorted({label(t) for t in tasks}))
-        raise InputError(
-            f"{what} key(s) {', '.join(map(repr, stray))} match no task of either side "
-            f"(tasks present: {labels}; a key may be evalkit's label, the launcher's task "
-            "name or the task directory without its index)",
-            source,
-        )
-
-
-def _keyed(entries: dict[str, Any], task: SuiteTask) -> Any:
-    names = aliases(task)
-    hits = [entries[k] for k in entries if k in names]
-    return hits[0] if hits else None
-
 
 # ---- per-task rows ----------------------------------------------------------------------
 
@@ -319,13 +248,12 @@ def compare_suite(
     accepted = frozenset(accept)
     options = {"seed": seed, "bootstrap": bootstrap, "weighting": weighting, "accepted": accepted}
     base_tasks, cand_tasks = load_side(base_runs), load_side(cand_runs)
-    _check_keys(list(gate.benchmarks), "gate file", gate.source, base_tasks + cand_tasks)
+    check_keys(list(gate.benchmarks), "gate file", gate.source, base_tasks + cand_tasks)
     if reference:
-        _check_keys(
+        check_keys(
             list(reference), "reference file", _reference_source(reference), base_tasks + cand_tasks
         )
-    base_side, cand_side = _by_label(base_tasks), _by_label(cand_tasks)
-    _pair_leftovers(base_side, cand_side)
+    base_side, cand_side = pair_sides(base_tasks, cand_tasks)
     rows: list[dict[str, Any]] = []
     for key in sorted(base_side.keys() | cand_side.keys()):
         b, c = base_side.get(key), cand_side.get(key)
@@ -347,7 +275,7 @@ def compare_suite(
             )
             rows.append(row)
             continue
-        margin = _keyed(gate.benchmarks, b) or _keyed(gate.benchmarks, c) or gate.default
+        margin = keyed(gate.benchmarks, b) or keyed(gate.benchmarks, c) or gate.default
         if {b.kind, c.kind} == {"items", "results"}:  # items on one side: headlines only
             b.kind = c.kind = "results"
             row["notes"] = ["per-item files on one side only: compared unpaired"]
@@ -370,7 +298,7 @@ def compare_suite(
         row["validation"] = {"base": b.validation[0], "cand": c.validation[0]}
         row["source"] = {"base": _score_source(b), "cand": _score_source(c)}
         row["margin_rule"] = margin.describe()
-        found = _keyed(reference, b) if reference else None
+        found = keyed(reference, b) if reference else None
         if found is not None:
             row["reference"] = _reference_check(row, found)
         rows.append(row)
