@@ -127,7 +127,8 @@ class GymParams:
 
     @property
     def is_tau3(self) -> bool:
-        """Prepares or rolls out a Tau3 banking_knowledge config (benchmarks/tau2/configs/banking_*)."""
+        """Prepares or rolls out a Tau3 banking_knowledge config (Gym's
+        benchmarks/tau2/configs/banking_*)."""
         return any(
             TAU3_CONFIG_MARK in path
             for section in ("data_prep_params", "collect_rollout_params")

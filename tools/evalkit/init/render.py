@@ -165,7 +165,9 @@ def write_topology(doc: Doc, der: Derivation, role: str) -> None:
         if doc.has(long_key):
             doc.note(long_key, NOTE + der.long_override.source)
         else:
-            add_env(doc, env, "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "lit:1", NOTE + der.long_override.source)
+            add_env(
+                doc, env, "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "lit:1", NOTE + der.long_override.source
+            )
     elif doc.has(long_key):
         doc.delete(long_key)
 

@@ -70,7 +70,10 @@ def check(ctx):
         for field, suggested in USER_OVERRIDES.items():
             value, section = _value(gym, field)
             where = gym.path(section)
-            fix = f'add {user_override(field)}="${suggested}" and map {suggested} in evaluation.env_vars'
+            fix = (
+                f'add {user_override(field)}="${suggested}" and map {suggested} '
+                "in evaluation.env_vars"
+            )
             if value is None:
                 if field == "openai_api_key":
                     yield Hit(
@@ -96,7 +99,8 @@ def check(ctx):
                 elif isinstance(mapped, str) and mapped.strip() in ("lit:", ""):
                     yield Hit(
                         where,
-                        f"the Tau3 user simulator's {field} reads ${name}, mapped to an empty value",
+                        f"the Tau3 user simulator's {field} reads ${name}, which maps to an "
+                        "empty value",
                         token=name,
                         fix=f"map {name} to host:{name}",
                     )
