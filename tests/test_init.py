@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from evalkit.benchmarks.mrcr.variants import GYM_PIN
+from evalkit.benchmarks.tau3.facts import GYM_PIN as TAU3_PIN
 from evalkit.checkpoint import load_checkpoint
 from evalkit.preflight.runner import Options, check_file, check_pair
 from helpers.nel import blank_paths
@@ -74,6 +75,8 @@ LAUNCH_ENV = {
     "INFERENCE_API_KEY": "x",
     "TAVILY_API_KEY": "x",
     "MLFLOW_TRACKING_URI": "http://127.0.0.1:5000",
+    "TAU3_USER_BASE_URL": "https://user-sim.example/v1",
+    "TAU3_USER_MODEL": "user-sim",
 }
 
 
@@ -320,7 +323,7 @@ def test_aa_suite_configs_pass_the_real_dry_run(run_cli, tmp_path):
 
     code, out, stderr = init(run_cli, tmp_path, "aa", AA_FACTS, FP8_MOE, "aa")
     assert code == 0, stderr
-    for name in ("aa.yaml", "aa_tau2.yaml", "gdpval.yaml"):
+    for name in ("aa.yaml", "tau3_banking.yaml", "gdpval.yaml"):
         result = dry_run(out / name, env={"TAVILY_API_KEY": "tvly-dry-run"})
         assert result.returncode == 0, (name, result.stderr[-3000:])
 
@@ -331,7 +334,7 @@ def test_aa_suite_configs_pass_the_real_dry_run(run_cli, tmp_path):
 def test_aa_writes_the_branch_set_and_each_passes_preflight(run_cli, tmp_path):
     code, out, stderr = init(run_cli, tmp_path, "aa", AA_FACTS, FP8_MOE, "aa")
     assert code == 0, stderr
-    assert sorted(p.name for p in out.iterdir()) == ["aa.yaml", "aa_tau2.yaml", "gdpval.yaml"]
+    assert sorted(p.name for p in out.iterdir()) == ["aa.yaml", "gdpval.yaml", "tau3_banking.yaml"]
     for path in out.iterdir():
         text = path.read_text()
         assert blanks(text) == [], path.name
@@ -343,9 +346,10 @@ def test_aa_writes_the_branch_set_and_each_passes_preflight(run_cli, tmp_path):
         for t in aa["evaluation"]["tasks"]
     ]
     assert [j for j in judges if j] == [AA_FACTS["judge_url"]] * 3
-    tau2 = yaml.safe_load((out / "aa_tau2.yaml").read_text())
-    assert tau2["deployment"]["tool_call_parser"] == "qwen3_coder"
-    assert "--kv-cache-dtype fp8" in " ".join(tau2["deployment"]["command"].split())
+    tau3 = yaml.safe_load((out / "tau3_banking.yaml").read_text())
+    assert tau3["deployment"]["tool_call_parser"] == "qwen3_coder"
+    assert "--kv-cache-dtype fp8" in " ".join(tau3["deployment"]["command"].split())
+    assert "tau2_bench_telecom" not in (out / "aa.yaml").read_text()  # superseded
 
 
 def test_gdpval_mounts_judge_and_agent_load(run_cli, tmp_path):
@@ -517,8 +521,8 @@ def test_only_the_unanswered_facts_are_listed(run_cli, tmp_path):
     )  # fmt: skip
     names = [m["name"] for m in json.loads(out)["missing"]]
     assert names == [
-        "account", "cpu_partition", "tool_call_parser", "tau2_url", "gdpval_sif_dir",
-        "gdpval_ref_dir", "judge_url",
+        "account", "cpu_partition", "tool_call_parser", "gdpval_sif_dir", "gdpval_ref_dir",
+        "judge_url",
     ]  # fmt: skip
 
 
@@ -585,13 +589,14 @@ def test_aa_for_an_instruct_model_leaves_gdpval_out(run_cli, tmp_path):
     code, out, stderr = init(run_cli, tmp_path, "aa", facts, FP8_MOE, "aa")
     assert code == 0, stderr
     assert "GDPVal left out" in stderr
-    assert sorted(p.name for p in out.iterdir()) == ["aa.yaml", "aa_tau2.yaml"]
+    assert sorted(p.name for p in out.iterdir()) == ["aa.yaml", "tau3_banking.yaml"]
     for path in out.iterdir():
         assert errors(path, FP8_MOE) == [], path.name  # NEL501: tags equal the params
         data = yaml.safe_load(path.read_text())
         adapter = data["evaluation"]["nemo_evaluator_config"]["target"]["api_endpoint"]
         assert adapter["adapter_config"]["process_reasoning_traces"] is False
-        assert "params_to_add" not in adapter["adapter_config"]
+        added = adapter["adapter_config"].get("params_to_add") or {}
+        assert "chat_template_kwargs" not in added
 
 
 def test_json_names_each_derived_value_and_its_source(run_cli, tmp_path):
@@ -619,3 +624,73 @@ def test_the_context_fact_reaches_sizing_so_no_card_warning_is_left(run_cli, tmp
     assert "config_n3_1m.yaml" in out.read_text()
     above_info = {f.rule for f in findings(out, NVFP4_HYBRID, 1048576) if f.severity != "info"}
     assert above_info <= {"NEL104"}  # only variables of the launching shell remain
+
+
+# -- Tau3-Banking, and Tau2 only by name ----------------------------------------------------
+
+TAU3_FACTS = {**NVFP4_FACTS, "tool_call_parser": "qwen3_coder"}
+
+
+def _tau3(out: Path) -> dict:
+    return yaml.safe_load(out.read_text())
+
+
+@pytest.mark.parametrize(
+    ("context", "served"),
+    [(None, 262144), (1048576, 1048576)],  # config.json's 262144, or the card's figure
+)
+def test_tau3_banking_serves_the_full_context_with_tool_calling(run_cli, tmp_path, context, served):
+    facts = dict(TAU3_FACTS, **({"context": context} if context else {}))
+    code, out, stderr = init(run_cli, tmp_path, "tau3-banking", facts, NVFP4_HYBRID)
+    assert code == 0, stderr
+    assert blanks(out.read_text()) == []
+    assert errors(out, NVFP4_HYBRID, context) == []
+    data = _tau3(out)
+    assert command_flag(out.read_text(), "--max-model-len") == str(served)
+    assert "max_model_len" not in data["deployment"]  # the command carries it now
+    assert data["deployment"]["tool_call_parser"] == "qwen3_coder"
+    command = data["deployment"]["command"].split()
+    assert "--enable-auto-tool-choice" in command
+    long_ok = data["deployment"].get("env_vars", {}).get("VLLM_ALLOW_LONG_MAX_MODEL_LEN")
+    assert (long_ok == "lit:1") == (served > 262144)
+    gym = data["evaluation"]["nemo_evaluator_config"]["config"]["params"]["extra"]["nemo_gym"]
+    assert gym["install_on_the_fly"]["commit"] == TAU3_PIN
+    assert data["evaluation"]["tasks"][0]["container"] == TAU3_FACTS["gym_image"]
+    assert "SUPERSEDED" not in out.read_text()
+
+
+def test_tau3_banking_needs_the_tool_call_parser(run_cli, tmp_path):
+    code, out, _ = run_cli(
+        "init", "tau3-banking", "--facts", write_facts(tmp_path, NVFP4_FACTS),
+        "--checkpoint", NVFP4_HYBRID, "--format", "json",
+    )  # fmt: skip
+    assert code == 1
+    assert [m["name"] for m in json.loads(out)["missing"]] == ["tool_call_parser"]
+
+
+def test_tau2_is_written_only_by_name_and_says_it_is_superseded(run_cli, tmp_path):
+    code, out, _ = run_cli("init", "--list", "--format", "json")
+    tasks = {t["name"]: t for t in json.loads(out)["tasks"]}
+    assert "SUPERSEDED" in tasks["tau2"]["summary"]
+    assert "Tau3-Banking" in tasks["aa"]["summary"]
+    facts = dict(TAU3_FACTS, cpu_partition="cpu", tau2_url=AA_FACTS["tau2_url"])
+    code, out, stderr = init(run_cli, tmp_path, "tau2", facts, NVFP4_HYBRID)
+    assert code == 0, stderr
+    text = out.read_text()
+    assert "SUPERSEDED" in text.split("\ndefaults:")[0]
+    assert "tau2_bench_telecom" in text
+    assert errors(out, NVFP4_HYBRID) == []
+
+
+def test_tau3_baseline_keeps_the_candidates_length_and_parsers(run_cli, tmp_path):
+    code, cand, stderr = init(run_cli, tmp_path, "tau3-banking", TAU3_FACTS, NVFP4_HYBRID)
+    assert code == 0, stderr
+    base = tmp_path / "base.yaml"
+    code, _, stderr = run_cli(
+        "init", "--baseline-of", cand, "--checkpoint", FP8_MOE_BF16,
+        "--set", "checkpoint_path=/lustre/models/base", "--set", "served_model_name=base",
+        "--set", "gpu_mem_gib=141", "-o", base,
+    )  # fmt: skip
+    assert code == 0, stderr
+    for flag in ("--max-model-len", "--tool-call-parser", "--reasoning-parser"):
+        assert command_flag(base.read_text(), flag) == command_flag(cand.read_text(), flag)

@@ -51,7 +51,9 @@ TOPOLOGIES = {
     "nvfp4-4x4xH100-1M": (NVFP4_HYBRID, 4, 80, 4, 1048576),
     "nvfp4-2x8xH200": (NVFP4_HYBRID, 8, 141, 2, None),
 }
-TASKS = ["mrcr-1m", "mrcr-128k", "mrcr", "gdpval", "aa", "aime_2025", "mmlu_pro"]
+TASKS = [
+    "mrcr-1m", "mrcr-128k", "mrcr", "gdpval", "aa", "tau3-banking", "tau2", "aime_2025", "mmlu_pro",
+]  # fmt: skip
 
 
 def comments(text: str) -> list[tuple[int, str]]:
@@ -220,4 +222,4 @@ def test_the_checker_catches_the_stale_template_prose():
 
 def test_tasks_cover_the_catalog_kinds():
     kinds = {tasks()[t].kind for t in TASKS}
-    assert kinds == {"mrcr", "gdpval", "aa", "single"}
+    assert kinds == {"mrcr", "gdpval", "aa", "single", "tau3", "tau2"}

@@ -28,6 +28,8 @@ DRY_RUN_ENV = {
     "HF_TOKEN": "hf_dry_run_token_value_7c1e",
     "MLFLOW_TRACKING_URI": "http://127.0.0.1:5000",
     "INFERENCE_API_KEY": "dry-run-inference-key",
+    "TAU3_USER_BASE_URL": "https://user-sim.example.com/v1",
+    "TAU3_USER_MODEL": "user-sim-model",
     "DUMMY_API_KEY": "dummy",
     "NEMO_EVALUATOR_TRUST_PRE_CMD": "1",
     "NEMO_EVALUATOR_TRUST_UNLISTED_TASKS": "1",

@@ -6,7 +6,7 @@ import json
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "fixtures"
-BASE = {n: (ROOT / "_base" / f"{n}.yaml").read_text() for n in ("mrcr", "generic")}
+BASE = {n: (ROOT / "_base" / f"{n}.yaml").read_text() for n in ("mrcr", "generic", "tau3")}
 HEAD = "# Golden fixture for {code} ({kind}): {what}\n"
 
 

@@ -2,7 +2,7 @@
 """NEL4xx: NeMo Gym tasks and MRCR (standalone Gym, variants, output cap, image, pin,
 caching, context and answer room)."""
 
-from .common import ROOT, make
+from .common import ROOT, C, make
 
 
 def generate():
@@ -247,3 +247,86 @@ def generate():
         ],
         "one task: the evaluation's pre_cmd is the Gym task's",
     )
+
+    # NEL412
+    make(
+        "NEL412",
+        "fail",
+        "no_tool_calling",
+        "tau3",
+        [
+            ("    --enable-auto-tool-choice\n", ""),
+            ("    --tool-call-parser ${deployment.tool_call_parser}\n", ""),
+        ],
+        "neither --enable-auto-tool-choice nor --tool-call-parser",
+    )
+    make(
+        "NEL412",
+        "fail",
+        "parser_without_auto_choice",
+        "tau3",
+        [("    --enable-auto-tool-choice\n", "")],
+        "--tool-call-parser alone",
+    )
+    make("NEL412", "pass", "tool_calling_on", "tau3", [], "both flags")
+
+    # NEL413
+    make(
+        "NEL413",
+        "fail",
+        "below_card_context",
+        "tau3",
+        [],
+        "262144 served, the card documents 1048576",
+        args=C("hybrid_256k_card_1m", context=1048576),
+    )
+    make(
+        "NEL413",
+        "fail",
+        "below_config_context",
+        "tau3",
+        [("  max_model_len: 262144\n", "  max_model_len: 65536\n")],
+        "65536 served, config.json says 262144",
+        args=C("hybrid_256k_card_1m"),
+    )
+    make(
+        "NEL413",
+        "pass",
+        "full_context",
+        "tau3",
+        [],
+        "262144 served, config.json says 262144",
+        args=C("hybrid_256k_card_1m"),
+    )
+
+    # NEL414
+    make(
+        "NEL414",
+        "fail",
+        "key_never_set",
+        "tau3",
+        [
+            (
+                '              ++gpt-5_4-mini-2026-03-17.responses_api_models.openai_model.openai_api_key="$INFERENCE_API_KEY"\n',
+                "",
+            )
+        ],
+        "no openai_api_key override",
+    )
+    make(
+        "NEL414",
+        "fail",
+        "endpoint_unmapped",
+        "tau3",
+        [("    TAU3_USER_BASE_URL: host:TAU3_USER_BASE_URL\n", "")],
+        "$TAU3_USER_BASE_URL read but never mapped",
+    )
+    make(
+        "NEL414",
+        "fail",
+        "model_empty",
+        "tau3",
+        [("    TAU3_USER_MODEL: host:TAU3_USER_MODEL\n", "    TAU3_USER_MODEL: 'lit:'\n")],
+        "TAU3_USER_MODEL mapped to an empty literal",
+    )
+    make("NEL414", "pass", "wired", "tau3", [], "all three mapped from the shell")

@@ -11,12 +11,14 @@ from evalkit.benchmarks.lm_eval.adapter import ADAPTER as LM_EVAL
 from evalkit.benchmarks.mrcr.adapter import ADAPTER as MRCR
 from evalkit.benchmarks.results_yml.adapter import ADAPTER as RESULTS_YML
 from evalkit.benchmarks.simple_evals.adapter import ADAPTER as SIMPLE_EVALS
+from evalkit.benchmarks.tau3.adapter import ADAPTER as TAU3
 from evalkit.benchmarks.view import TaskView, read_view
 from evalkit.runs.layout import TaskRun
 from evalkit.runs.run import as_run
 
 REGISTRY: tuple[Adapter, ...] = (
     MRCR,
+    TAU3,
     OTHER_GYM,
     SIMPLE_EVALS,
     LM_EVAL,

@@ -306,7 +306,7 @@ def _check(result, written, args, given) -> int:
     from evalkit.init import check
     from evalkit.render.report import write_json
 
-    gym = result.kind in ("mrcr", "gdpval")
+    gym = result.kind in ("mrcr", "gdpval", "tau3")
     context = int(given["context"]) if given.get("context") else None
     images = [given[k] for k in ("gym_image", "vllm_image") if given.get(k)]
     doc = {
@@ -330,7 +330,7 @@ def _check(result, written, args, given) -> int:
         failed |= any(f["severity"] == "error" for f in found) or run.get("accepted") is False
         canary = rendered.output.role != "gdpval"  # limit_samples never reaches GDPVal's gym
         doc["commands"][path] = check.commands(
-            path, gym or rendered.output.role == "gdpval", canary, args.env_file
+            path, gym or rendered.output.role in ("gdpval", "tau3"), canary, args.env_file
         )
     if args.format == "json":
         write_json(doc)

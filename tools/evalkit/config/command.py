@@ -27,9 +27,11 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "expert_parallel": ("--enable-expert-parallel", "-ep", "--enable-ep-moe"),
     "trust_remote_code": ("--trust-remote-code", "--trust_remote_code"),
     "quantization": ("--quantization",),
+    "auto_tool_choice": ("--enable-auto-tool-choice",),
+    "tool_call_parser": ("--tool-call-parser",),
 }
 BOOLEAN = {"prefix_caching", "no_prefix_caching", "chunked_prefill", "expert_parallel",
-           "trust_remote_code"}  # fmt: skip
+           "trust_remote_code", "auto_tool_choice"}  # fmt: skip
 
 _SIZE = re.compile(r"(\d+(?:\.\d+)?)([kKmMgG]?)")
 

@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from evalkit.benchmarks.mrcr.variants import Variant, variant_for_config_path
+from evalkit.benchmarks.tau3.facts import CONFIG_PATH_MARK as TAU3_CONFIG_MARK
 from evalkit.config.command import ServeFlags, resolved_command
 from evalkit.config.groups import merge
 from evalkit.config.interpolation import resolved_view
@@ -123,6 +124,16 @@ class GymParams:
     @property
     def is_mrcr(self) -> bool:
         return any(v for v in self.mrcr_configs().values())
+
+    @property
+    def is_tau3(self) -> bool:
+        """Prepares or rolls out a Tau3 banking_knowledge config (Gym's
+        benchmarks/tau2/configs/banking_*)."""
+        return any(
+            TAU3_CONFIG_MARK in path
+            for section in ("data_prep_params", "collect_rollout_params")
+            for path in self.config_paths(section)
+        )
 
     @property
     def mrcr_variant(self) -> Variant | None:
@@ -303,6 +314,10 @@ class NelConfig:
     @property
     def mrcr(self) -> GymParams | None:
         return next((g for g in self.gym_tasks if g.is_mrcr), None)
+
+    @property
+    def tau3(self) -> GymParams | None:
+        return next((g for g in self.gym_tasks if g.is_tau3), None)
 
     # -- env vars ----------------------------------------------------------------------------
     def env_maps(self) -> list[tuple[Path, dict]]:

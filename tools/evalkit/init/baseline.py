@@ -9,6 +9,7 @@ other difference.
 
 from __future__ import annotations
 
+from evalkit.benchmarks.tau3.facts import CONFIG_PATH_MARK as TAU3_CONFIG_MARK
 from evalkit.checkpoint import load_checkpoint
 from evalkit.config.command import ServeFlags
 from evalkit.config.textedit import Doc
@@ -36,6 +37,8 @@ def _role(doc: Doc) -> str:
     gym = doc.value(PARAMS + ("extra", "nemo_gym"))
     if isinstance(gym, dict) and "mrcr" in str(gym.get("collect_rollout_params", "")):
         return "mrcr"
+    if isinstance(gym, dict) and TAU3_CONFIG_MARK in str(gym.get("collect_rollout_params", "")):
+        return "tau3"
     names = [t.get("name") for t in doc.value(("evaluation", "tasks"), []) or []]
     return "tau2" if "tau2_bench_telecom" in names else "aa"
 
@@ -82,7 +85,8 @@ def build_baseline(candidate: str, given: dict, checkpoint_dir: str | None) -> R
         "max_nodes": nodes,
     }
     der = derive(
-        "mrcr" if role == "mrcr" else role,
+        # Tau3's length is the candidate's, kept as written: size it like any fixed length.
+        "mrcr" if role == "mrcr" else ("aa" if role == "tau3" else role),
         ckpt,
         facts,
         template_len=length,

@@ -13,12 +13,13 @@ from pathlib import Path
 
 from evalkit import skillroot
 from evalkit.errors import InputError
-from evalkit.init.facts import AA, GDPVAL, MRCR, SINGLE
+from evalkit.init.facts import AA, GDPVAL, MRCR, SINGLE, TAU2, TAU3
 
 MRCR_TEMPLATE = "recipes/examples/gym/example_mrcr.yaml"
 GDPVAL_TEMPLATE = "recipes/examples/gym/example_gdpval.yaml"
 AA_TEMPLATE = "recipes/examples/example_eval.yaml"
 TAU2_TEMPLATE = "recipes/examples/example_eval_tau2.yaml"
+TAU3_TEMPLATE = "recipes/examples/gym/example_tau3_banking.yaml"
 SINGLE_RECIPES = "recipes/tasks"
 
 
@@ -28,7 +29,7 @@ class Output:
 
     template: str
     file_name: str
-    role: str  # mrcr | gdpval | aa | tau2 | single
+    role: str  # mrcr | gdpval | aa | tau3 | tau2 | single
 
 
 @dataclass(frozen=True)
@@ -95,12 +96,25 @@ def tasks(root: Path | None = None) -> dict[str, Task]:
             (Output(GDPVAL_TEMPLATE, "gdpval.yaml", "gdpval"),),
         ),
         Task(
+            "tau3-banking",
+            TAU3,
+            "Tau3-Banking, NeMo Gym (the AA suite's agentic tool-use task, standalone config)",
+            (Output(TAU3_TEMPLATE, "tau3_banking.yaml", "tau3"),),
+        ),
+        Task(
+            "tau2",
+            TAU2,
+            "Tau2-Bench Telecom: SUPERSEDED by tau3-banking in the AA suite, scores not "
+            "comparable; only when asked for by name",
+            (Output(TAU2_TEMPLATE, "tau2.yaml", "tau2"),),
+        ),
+        Task(
             "aa",
             AA,
-            "the AA suite: seven tasks in one config, Tau2 and GDPVal apart (-o DIR)",
+            "the AA suite: seven tasks in one config, Tau3-Banking and GDPVal apart (-o DIR)",
             (
                 Output(AA_TEMPLATE, "aa.yaml", "aa"),
-                Output(TAU2_TEMPLATE, "aa_tau2.yaml", "tau2"),
+                Output(TAU3_TEMPLATE, "tau3_banking.yaml", "tau3"),
                 Output(GDPVAL_TEMPLATE, "gdpval.yaml", "gdpval"),
             ),
         ),

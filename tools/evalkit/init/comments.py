@@ -36,6 +36,15 @@ DECIDED = {
         PARAMS + ("max_new_tokens",),
     ],
     "tau2": [("deployment", "command")],
+    "tau3": [
+        ("execution", "gres"),
+        ("deployment", "max_model_len"),
+        ("deployment", "reasoning_parser"),
+        ("deployment", "tool_call_parser"),
+        ("deployment", "command"),
+        PARAMS + ("parallelism",),
+        KWARGS,
+    ],
 }
 DECIDED["single"] = DECIDED["aa"]
 # Keys whose trailing comment speaks of the template's values.
@@ -49,6 +58,7 @@ RECIPES = {
     "mrcr": "recipes/tasks/gym/mrcr.md",
     "gdpval": "recipes/tasks/gym/gdpval.md",
     "tau2": "recipes/tasks/aa/tau2_bench_telecom.md",
+    "tau3": "recipes/tasks/gym/tau3_banking.md",
     "aa": "recipes/tasks/aa/",
 }
 ROLE_NOTES = {
@@ -61,7 +71,17 @@ ROLE_NOTES = {
         "limit_samples does not reach the gym, every run does all tasks.",
     ],
     "aa": [
-        "Tau2-Bench Telecom and GDPVal run from their own configs; MRCR is not an AA task.",
+        "Tau3-Banking and GDPVal run from their own configs; MRCR is not an AA task.",
+    ],
+    "tau3": [
+        "One gym task per config: never add other tasks to this file. The user simulator",
+        "comes from TAU3_USER_BASE_URL, TAU3_USER_MODEL and INFERENCE_API_KEY in the",
+        "launching shell or .env. No auto-export block: read the score with",
+        "`scripts/evalkit score RUN`.",
+    ],
+    "tau2": [
+        "SUPERSEDED: the AA suite's agentic task is now Tau3-Banking (evalkit init",
+        "tau3-banking); a Tau2 score is not comparable with a Tau3 one.",
     ],
 }
 

@@ -139,6 +139,22 @@ def _choose_variant(wanted: str, ckpt: Checkpoint, facts: dict, der_warnings, pr
     return variant, note
 
 
+def _full_context(ckpt: Checkpoint, facts: dict, problems: list[str]) -> Derived:
+    """Tau3-Banking serves the model's whole context: every turn resends the transcript."""
+    context, source = documented_context(ckpt, facts)
+    if context is None:
+        problems.append(
+            "Tau3-Banking needs --max-model-len = the model's context, and neither fact "
+            "context nor config.json max_position_embeddings gives it: set fact context"
+        )
+        context = 0
+    return Derived(
+        context,
+        f"--max-model-len {context}: the model's full context ({source}); Tau3 transcripts "
+        "grow every turn (recipes/tasks/gym/tau3_banking.md)",
+    )
+
+
 def _kv(p: SizePlan, ckpt: Checkpoint) -> Derived:
     if p.kv_cache_dtype.startswith("fp8"):
         if ckpt.quant_config and (ckpt.quant_config.get("quantization") or {}).get(
@@ -191,6 +207,8 @@ def derive(
                 f"--max-model-len {floor}: cap {variant.cap_tokens} + answer room "
                 f"(config.json max_position_embeddings={trained})",
             )
+    elif kind == "tau3":
+        length = _full_context(ckpt, facts, problems)
     else:
         length = Derived(template_len, f"--max-model-len {template_len}: the template's value")
 

@@ -17,9 +17,10 @@ from evalkit.init.factkinds import KINDS, FactError, check_bool, check_int, chec
 
 # Task kinds (see catalog.py): which templates a task renders, so which facts it needs.
 MRCR, GDPVAL, AA, SINGLE = "mrcr", "gdpval", "aa", "single"
-ALL = frozenset({MRCR, GDPVAL, AA, SINGLE})
-EXPORTS = frozenset({GDPVAL, AA, SINGLE})  # templates with an MLflow auto-export job
-GYM = frozenset({MRCR, GDPVAL})
+TAU3, TAU2 = "tau3", "tau2"  # Tau3-Banking (NeMo Gym); Tau2-Bench Telecom (superseded)
+ALL = frozenset({MRCR, GDPVAL, AA, SINGLE, TAU3, TAU2})
+EXPORTS = frozenset({GDPVAL, AA, SINGLE, TAU2})  # templates with an MLflow auto-export job
+GYM = frozenset({MRCR, GDPVAL, TAU3, AA})  # AA writes the Tau3 and GDPVal gym configs
 
 DEFAULT_WALLTIME = "04:00:00"
 
@@ -152,9 +153,9 @@ FACTS: dict[str, Fact] = {
         Fact(
             "tool_call_parser",
             "name",
-            "the model's vLLM --tool-call-parser (Tau2 in the AA suite)",
+            "the model's vLLM --tool-call-parser (Tau3-Banking, and Tau2 when asked)",
             "qwen3_coder",
-            frozenset({AA}),
+            frozenset({AA, TAU3, TAU2}),
         ),
         Fact(
             "context",
@@ -181,7 +182,7 @@ FACTS: dict[str, Fact] = {
             "url",
             "the TAU2_ENDPOINT_URL value (full /v1/chat/completions) for Tau2's user and judge",
             "https://inference.example/v1/chat/completions",
-            frozenset({AA}),
+            frozenset({TAU2}),
         ),
         Fact(
             "tau2_parallelism",
@@ -238,11 +239,11 @@ COSTS = {
     "checkpoint_path": "vLLM fails to start: the mount is empty",
     "served_model_name": "only a label, but baseline and candidate must differ to compare",
     "vllm_image": "an image whose vLLM predates the model: the server fails to load it",
-    "gym_image": "a non-git /opt/Gym: the MRCR bootstrap stops the job at startup",
+    "gym_image": "a non-git /opt/Gym: the Gym bootstrap stops the job at startup",
     "thinking": "wrong mode: the score is not comparable with the reference (a wrong score)",
     "reasoning_parser": "an unregistered name: vLLM fails to start; a wrong one: a wrong score",
     "thinking_key": "the wrong key is ignored: thinking stays at the template default",
-    "tool_call_parser": "every Tau2 trial scores 0",
+    "tool_call_parser": "every Tau3-Banking (or Tau2) episode scores 0",
     "context": "decides the MRCR variant: too high serves past what the model was trained "
     "on (a wrong score); too low picks the 128k variant (not comparable with 1M runs)",
     "parallelism": "too high: preemption and a slow run; too low: idle GPUs",
@@ -377,7 +378,7 @@ def required(kind: str, facts: Mapping[str, Any], judged: bool) -> list[Fact]:
     thinking = facts.get("thinking", True)
     if kind == AA and not thinking:  # GDPVal needs thinking: the AA set goes without it
         need = [f for f in need if not f.name.startswith("gdpval_")]
-    if thinking and kind in (MRCR, GDPVAL, AA):
+    if thinking and kind in (MRCR, GDPVAL, AA, TAU3, TAU2):
         need.append(FACTS["reasoning_parser"])
     if judged:
         need.append(FACTS["judge_url"])

@@ -69,7 +69,8 @@ def _what(task: Task, role: str, der: Derivation) -> str:
     return {
         "gdpval": "GDPVal rubric mode (NeMo Gym)",
         "aa": "AA suite, seven tasks in one invocation",
-        "tau2": "Tau2-Bench Telecom (AA suite)",
+        "tau2": "Tau2-Bench Telecom (superseded by Tau3-Banking, not comparable with it)",
+        "tau3": "Tau3-Banking (NeMo Gym, the AA suite's agentic tool-use task)",
     }.get(role, f"{task.name} on the AA template")
 
 
@@ -164,9 +165,19 @@ def write_topology(doc: Doc, der: Derivation, role: str) -> None:
         if doc.has(long_key):
             doc.note(long_key, NOTE + der.long_override.source)
         else:
-            doc.add(env, "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "lit:1", NOTE + der.long_override.source)
+            add_env(
+                doc, env, "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "lit:1", NOTE + der.long_override.source
+            )
     elif doc.has(long_key):
         doc.delete(long_key)
+
+
+def add_env(doc: Doc, section: tuple, name: str, value: str, note: str) -> None:
+    """One env var, creating the section when the template has none (Tau3's deployment)."""
+    if doc.has(section):
+        doc.add(section, name, value, note)
+    else:
+        doc.add(section[:-1], section[-1], {name: value}, note)
 
 
 def _thinking(doc: Doc, facts: dict, role: str, problems: list[str]) -> None:
@@ -214,12 +225,8 @@ def _caches(doc: Doc, facts: dict, extra_eval_mounts: dict) -> None:
     if facts.get("hf_cache"):
         doc.add(mounts, "deployment", {facts["hf_cache"]: HF_CACHE_MOUNT}, f"{NOTE}fact hf_cache")
         eval_mounts[facts["hf_cache"]] = HF_CACHE_MOUNT
-        doc.add(
-            ("deployment", "env_vars"), "HF_HOME", f"lit:{HF_CACHE_MOUNT}", f"{NOTE}fact hf_cache"
-        )
-        doc.add(
-            ("evaluation", "env_vars"), "HF_HOME", f"lit:{HF_CACHE_MOUNT}", f"{NOTE}fact hf_cache"
-        )
+        for section in (("deployment", "env_vars"), ("evaluation", "env_vars")):
+            add_env(doc, section, "HF_HOME", f"lit:{HF_CACHE_MOUNT}", f"{NOTE}fact hf_cache")
     if facts.get("uv_cache"):
         eval_mounts[facts["uv_cache"]] = UV_CACHE_MOUNT
         doc.add(
@@ -313,8 +320,10 @@ def render_output(
             PARAMS + ("extra", "nemo_gym", "data_prep_params"),
             f"{NOTE}variant {der.variant.config}: {der.variant_source}",
         )
-    if role in ("mrcr", "gdpval"):
+    if role in ("mrcr", "gdpval", "tau3"):
         doc.set(("evaluation", "tasks", 0, "container"), facts["gym_image"])
+    if role == "tau3":
+        _tau3(doc, facts)
     if role == "gdpval":
         doc.set(("gdpval_judge", "base_url"), facts["judge_url"])
         extra_mounts = {
@@ -346,6 +355,25 @@ def render_output(
     _header(doc, task, output, der)
     text = doc.text if doc.text.endswith("\n") else doc.text + "\n"
     return Rendered(output, text, der, warnings=list(der.warnings), problems=problems)
+
+
+def _tau3(doc: Doc, facts: dict) -> None:
+    """The template reads two deployment keys into its command: write_topology has put the
+    length in the command itself, so its key goes; the parser key gets the fact."""
+    if doc.has(("deployment", "max_model_len")):
+        doc.delete(("deployment", "max_model_len"))
+    doc.set(
+        ("deployment", "tool_call_parser"),
+        facts["tool_call_parser"],
+        f"{NOTE}fact tool_call_parser; without tool calling every episode scores 0 (NEL412)",
+    )
+    doc.set(PARAMS + ("parallelism",), facts["parallelism"])
+    doc.note(
+        PARAMS + ("parallelism",),
+        f"{NOTE}fact parallelism; lower it while the user simulator answers HTTP 429",
+    )
+    if not facts["thinking"]:
+        _set_if(doc, ADAPTER + ("process_reasoning_traces",), False, f"{NOTE}fact thinking: false")
 
 
 def judged(task: Task, root) -> bool:

@@ -216,6 +216,9 @@ class PassPlan:
     model stays free of any benchmark: the benchmark hands its plan down."""
 
     keeps_offsets = False  # store line offsets for Run.copies_prompt
+    # False where the agent names responses by task, not per request (Tau3's tau2 agent):
+    # then an id shared by two runs says nothing about reuse and is not kept.
+    unique_response_ids = True
 
     def item_key(self, rollout: Rollout) -> ItemKey:
         if rollout.request_input is not None:
@@ -259,10 +262,11 @@ def _fingerprint(rollout: Rollout, plan: PassPlan, offset: int) -> Fingerprint:
     `Run.copies_prompt` checks only the responses that turn out identical on both sides.)"""
     text = rollout.response_text
     body = (text or "").strip()
+    response_id = rollout.response_id if plan.unique_response_ids else None
     if not body or plan.trivial(rollout, body):
-        return Fingerprint(rollout.response_id, None)
+        return Fingerprint(response_id, None)
     digest = _digest(text.encode("utf-8", "surrogatepass"))
-    return Fingerprint(rollout.response_id, digest, offset if plan.keeps_offsets else None)
+    return Fingerprint(response_id, digest, offset if plan.keeps_offsets else None)
 
 
 def response_copies_prompt(path: Path, offset: int) -> bool:

@@ -46,6 +46,13 @@ HEADLINE_KEYS: tuple[HeadlineKey, ...] = (
     _key("livecodebench", r"livecodebench_pass_at_1_avg-of-(?P<n>\d+)_accuracy"),
     _key("mmlu_pro", r"mmlu-pro_pass_at_1_symbolic_correct"),
     _key("gdpval", r"gdpval_stirrup_agent/(?:key_metrics/)?comparison/normalized_elo", "0-1"),
+    # Tau3-Banking: Gym's mean episode reward under the agent of NeMo Gym's
+    # benchmarks/tau2/configs/banking_bm25_grep_artificial_analysis.yaml (pin e446e4f4).
+    _key(
+        "tau3_banking",
+        r"tau2_banking_knowledge_bm25_grep_artificial_analysis_agent/(?:key_metrics/)?mean/reward",
+        "0-1",
+    ),
 )
 
 
