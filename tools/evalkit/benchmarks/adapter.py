@@ -135,9 +135,12 @@ class HarnessAdapter(Adapter):
 
     def stored_replies(self, run: Run) -> dict[Any, Fingerprint] | None:
         """One fingerprint per reply the harness keeps with its items (its own per-item
-        store, not the adapter's cache), keyed by item as both sides key it; None when
-        this harness keeps no reply text per item."""
-        return None
+        file, not the adapter's cache), keyed by item as both sides key it; None when
+        its reader keeps no reply digest (ItemResult.reply)."""
+        outcomes = self.items(run)
+        if outcomes is None or not any(i.reply is not None for i in outcomes.items):
+            return None
+        return {(*i.pair_key, i.repeat): Fingerprint(None, i.reply) for i in outcomes.items}
 
 
 def cached(run: Run, key: str, read):
@@ -158,10 +161,10 @@ def dataset_of(outcomes: TaskOutcomes) -> tuple[int, str]:
 
 def reply_fingerprint(content: Any, reasoning: Any) -> Fingerprint:
     """A reply the harness kept without a response id: its digest only."""
-    return Fingerprint(None, _reply_digest(content, reasoning))
+    return Fingerprint(None, reply_digest(content, reasoning))
 
 
-def _reply_digest(content: Any, reasoning: Any) -> bytes | None:
+def reply_digest(content: Any, reasoning: Any) -> bytes | None:
     """A digest of a non-trivial reply, None for a short or empty one."""
     text = f"{content if isinstance(content, str) else ''}\x1f"
     text += reasoning if isinstance(reasoning, str) else ""
@@ -191,7 +194,7 @@ def adapter_responses(run: Run) -> dict[str, Fingerprint] | None:
                 rid = body.get("id")
             except (ValueError, KeyError, IndexError, TypeError, AttributeError):
                 continue  # an error body or a large value kept outside: no reply
-            digest = _reply_digest(message.get("content"), message.get("reasoning_content"))
+            digest = reply_digest(message.get("content"), message.get("reasoning_content"))
             out[key] = Fingerprint(rid if isinstance(rid, str) else None, digest)
         return out
 
@@ -219,5 +222,6 @@ __all__ = [
     "cached",
     "dataset_of",
     "out_of_range",
+    "reply_digest",
     "reply_fingerprint",
 ]

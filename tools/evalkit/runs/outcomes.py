@@ -49,6 +49,7 @@ class ItemResult:
     outcome: Outcome
     finish_reason: str | None = None
     detail: str | None = None  # a short, already-redacted reason ("no 'Answer:' line")
+    reply: bytes | None = None  # digest of a non-trivial reply text (reuse check), else None
 
     @property
     def pair_key(self) -> tuple[str, str | None]:

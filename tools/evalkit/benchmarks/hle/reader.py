@@ -10,6 +10,7 @@ from pathlib import Path
 
 import msgspec
 
+from evalkit.benchmarks.adapter import reply_digest
 from evalkit.benchmarks.adapter_cache import (
     UNFINISHED_DETAIL,
     CacheIndex,
@@ -89,7 +90,8 @@ def read_outcomes(run: Run) -> TaskOutcomes:
     items = []
     for qid, prediction in judged.items():
         outcome, score, finish, detail = classify(prediction, cache)
-        items.append(ItemResult(qid, None, 0, score, outcome, finish, detail))
+        reply = reply_digest(prediction.response, None)
+        items.append(ItemResult(qid, None, 0, score, outcome, finish, detail, reply=reply))
     # limit_samples takes the first questions of the set, so no more than it holds are
     # asked, whatever the config declares.
     asked = min(run.settings_or_empty.limit or TEXT_ONLY_QUESTIONS, TEXT_ONLY_QUESTIONS)

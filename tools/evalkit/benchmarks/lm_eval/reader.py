@@ -22,6 +22,7 @@ from typing import Any
 
 import msgspec
 
+from evalkit.benchmarks.adapter import reply_digest
 from evalkit.benchmarks.adapter_cache import (
     UNFINISHED_DETAIL,
     CacheIndex,
@@ -161,6 +162,7 @@ def _read_file(task: str, path: Path, cache: CacheIndex | None, out: list[ItemRe
                 outcome,
                 finish,
                 detail,
+                reply=reply_digest(text, None),
             )
         )
     return generated
