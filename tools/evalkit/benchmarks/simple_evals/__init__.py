@@ -27,13 +27,14 @@ import json
 import re
 from pathlib import Path
 
+from evalkit.benchmarks.simple_evals.grading import check_row, exact_match
+from evalkit.benchmarks.simple_evals.layout import Layout, declared_layout
 from evalkit.benchmarks.simple_evals.responses import AMBIGUOUS, finish_reasons, reply_digest
 from evalkit.benchmarks.simple_evals.store import iter_cache_rows
 from evalkit.errors import InputError
-from evalkit.inputs import load_json
-from evalkit.runs.outcomes import ItemResult, Outcome, RunFailure, TaskOutcomes
+from evalkit.inputs import MAX_DB_ROWS, load_json
+from evalkit.runs.outcomes import GradingConflict, ItemResult, Outcome, RunFailure, TaskOutcomes
 from evalkit.runs.run import Run
-from evalkit.runs.settings import find_key
 
 HARNESS = "simple_evals"
 _EXTRACTED = re.compile(r"<p>Extracted Answer: (.*?)</p>", re.S)
@@ -49,20 +50,6 @@ def item_databases(run: Run) -> list[Path]:
 
 def recognises(run: Run) -> bool:
     return bool(item_databases(run))
-
-
-def repeats_of(run: Run) -> int:
-    """simple-evals' n_samples (its --num_repeats), from the run's config; 1 if unset."""
-    config = run.config_path
-    if config is None:
-        return 1
-    from evalkit.inputs import load_yaml
-
-    try:
-        values = [v for v in find_key(load_yaml(config), "n_samples") if isinstance(v, int)]
-    except InputError:
-        return 1
-    return max(1, values[0]) if values else 1
 
 
 def prompt_digest(convo: list) -> str | None:
@@ -119,24 +106,45 @@ def _run_failures(run: Run) -> list[RunFailure]:
     return out
 
 
-def _check_positions(database: Path, present: int, last: int, total: int) -> None:
-    """Missing items are the holes below the last position written (the rows in flight
-    when a run stopped), so they cannot outnumber the rows present: keys that say
-    otherwise are not positions, and no item is built for them."""
-    if total - present > present:
-        raise InputError(
-            f"row keys run to {last - 1} with {present} rows present: not simple-evals "
-            "item positions; not read",
-            database,
-        )
+def _item_layout(database: Path, rows: dict, layout: Layout) -> tuple[int, int]:
+    """(items per repeat, repeats) of the list the rows were written from. Keys are the
+    positions of that list (layout.py), so a key past the list the config declares, or
+    past what a readable store holds, is not one: the store is refused, and no item is
+    built for it. Gaps below are the items not written (a stopped run), whatever their
+    number."""
+    size = max(rows, default=-1) + 1
+    declared = layout.positions
+    if declared is not None and declared <= MAX_DB_ROWS:
+        if size > declared:
+            why = f"past the {declared} positions of this run's list ({layout.source})"
+            _refuse(database, len(rows), size, why)
+        repeats = layout.repeats
+        per_repeat = layout.items or -(-size // repeats)
+    else:
+        # No believable declaration: the rows alone say how far the list reaches.
+        repeats = max(1, min(layout.repeats, size))
+        per_repeat = -(-size // repeats)
+    if per_repeat * repeats > MAX_DB_ROWS:
+        why = f"more positions than the {MAX_DB_ROWS} rows a store is read to"
+        _refuse(database, len(rows), size, why)
+    return per_repeat, repeats
+
+
+def _refuse(database: Path, present: int, size: int, why: str) -> None:
+    raise InputError(
+        f"row keys run to {size - 1} with {present} rows present, {why}: not simple-evals "
+        "item positions; not read",
+        database,
+    )
 
 
 def read_outcomes(run: Run) -> TaskOutcomes:
     """Every item of the task's simple-evals database, with its outcome."""
     [database, *_] = item_databases(run)
     reasons, _ = finish_reasons(run.artifacts_dir, run.task_dir)
-    repeats = repeats_of(run)
+    by_letter = exact_match(run.config_path)
     rows: dict[int, tuple[str | None, float | None, Outcome, str | None, str | None]] = {}
+    graded, unbacked = 0, {}  # rows with a grading record; position: why its score is not
     for key, value in iter_cache_rows(database, run.task_dir):
         try:
             position = int(key)
@@ -152,10 +160,11 @@ def read_outcomes(run: Run) -> TaskOutcomes:
         score = row.get("score")
         score = float(score) if isinstance(score, (int, float)) else None
         rows[position] = (prompt_digest(convo), score, outcome, finish, detail)
-    size = max(rows, default=-1) + 1
-    repeats = max(1, min(repeats, size))  # a declared count beyond the rows is not believed
-    per_repeat = -(-size // repeats)  # positions run 0 .. repeats x items - 1
-    _check_positions(database, len(rows), size, per_repeat * repeats)
+        recorded, conflict = check_row(row, score, by_letter)
+        graded += recorded
+        if conflict:
+            unbacked[position] = conflict
+    per_repeat, repeats = _item_layout(database, rows, declared_layout(run.config_path))
     items = []
     for position in range(per_repeat * repeats):
         item, repeat = str(position % per_repeat), position // per_repeat
@@ -164,8 +173,14 @@ def read_outcomes(run: Run) -> TaskOutcomes:
             continue
         digest, score, outcome, finish, detail = rows[position]
         items.append(ItemResult(item, digest, repeat, score, outcome, finish, detail))
+    conflicts = [
+        GradingConflict(str(p % per_repeat), p // per_repeat, why)
+        for p, why in sorted(unbacked.items())
+    ]
     source = str(database.relative_to(run.task_dir))
-    return TaskOutcomes(HARNESS, items, _run_failures(run), source)
+    outcomes = TaskOutcomes(HARNESS, items, _run_failures(run), source)
+    outcomes.graded, outcomes.conflicts = graded, conflicts
+    return outcomes
 
 
 __all__ = ["HARNESS", "read_outcomes", "recognises"]
