@@ -239,3 +239,18 @@ def test_the_bundled_runs_keep_their_verdicts_and_pass_the_grading_check(run_cli
         assert "all 198 graded rows" in checks["item-grading"]["message"]
     code, doc, checks = _validate(run_cli, task_dir("candidate-reasoning", GPQA))
     assert doc["verdict"] == "invalid" and checks["item-grading"]["status"] == "pass"
+
+
+def test_a_score_too_large_for_a_float_is_out_of_range_not_a_crash(tmp_path, run_cli):
+    # Before: "internal error: OverflowError".
+    task = _copy(tmp_path)
+    rows = _rows(task)
+    key = min(rows)
+    raw = json.dumps(rows[key]).replace(f'"score": {rows[key]["score"]}', '"score": 1' + "0" * 400)
+    with sqlite3.connect(task / DB) as con:
+        con.execute("UPDATE Cache SET value = ? WHERE key = ?", (raw.encode(), str(key)))
+    con.close()
+    code, doc, checks = _validate(run_cli, task)
+    assert code == 1 and doc["verdict"] == "invalid"
+    assert checks["item-scale"]["status"] == "fail" and "inf" in checks["item-scale"]["message"]
+    assert checks["item-grading"]["status"] == "fail"

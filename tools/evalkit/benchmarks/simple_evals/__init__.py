@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 import re
 from pathlib import Path
 
@@ -106,6 +107,17 @@ def _run_failures(run: Run) -> list[RunFailure]:
     return out
 
 
+def _as_score(value: object) -> float | None:
+    """The row's score as a float; an integer too large for one is an infinite score
+    (item-scale then names it), not a crash."""
+    if not isinstance(value, (int, float)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
 def _item_layout(database: Path, rows: dict, layout: Layout) -> tuple[int, int]:
     """(items per repeat, repeats) of the list the rows were written from. Keys are the
     positions of that list (layout.py), so a key past the list the config declares, or
@@ -157,8 +169,7 @@ def read_outcomes(run: Run) -> TaskOutcomes:
             raise InputError(f"row {key!r} is not a simple-evals item", database)
         outcome, finish, detail = classify(row, reasons)
         convo = row.get("convo") if isinstance(row.get("convo"), list) else []
-        score = row.get("score")
-        score = float(score) if isinstance(score, (int, float)) else None
+        score = _as_score(row.get("score"))
         rows[position] = (prompt_digest(convo), score, outcome, finish, detail)
         recorded, conflict = check_row(row, score, by_letter)
         graded += recorded
