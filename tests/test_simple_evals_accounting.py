@@ -63,12 +63,16 @@ def _rewrite(task: Path, key: int, row: dict) -> None:
 
 
 def _set_limit(task: Path, limit: int) -> None:
-    """limit_samples in the task's own config.params (the harness's --first_n)."""
+    """limit_samples in the task's own config.params (the harness's --first_n), and in
+    the copy of that config results.yml echoes, as a run with that limit writes both."""
     path = task / RUN_CONFIG
     text = path.read_text()
     assert text.count("\n    limit_samples: null\n") == 1
     path.write_text(text.replace("\n    limit_samples: null\n", f"\n    limit_samples: {limit}\n"))
     assert yaml.safe_load(path.read_text())["config"]["params"]["limit_samples"] == limit
+    doc = yaml.safe_load((task / RESULTS).read_text())
+    doc["config"]["params"]["limit_samples"] = limit
+    (task / RESULTS).write_text(yaml.safe_dump(doc))
 
 
 def _headline_to_items(task: Path) -> None:
@@ -159,6 +163,30 @@ def test_a_stopped_runs_partial_store_is_read_and_incomplete(tmp_path, run_cli, 
     assert code == 1 and doc["verdict"] == "incomplete"
     assert checks["item-outcomes"]["kind"] == "incomplete"
     assert "missing 36" in checks["item-outcomes"]["message"]
+
+
+def test_repeats_from_a_framework_default_the_run_does_not_record_are_not_refused(tmp_path):
+    # gpqa_diamond_aa_v2 repeats 198 items 5 times by the framework's own default
+    # (simple-evals 26.3 framework.yml: n_samples 5), which run_config.yml does not
+    # carry; stopped before results.yml, its 198 rows lie anywhere in 990 positions.
+    task = _copy(tmp_path)
+    config = task / RUN_CONFIG
+    config.write_text(
+        config.read_text().replace("\n  type: gpqa_diamond\n", "\n  type: gpqa_diamond_aa_v2\n")
+    )
+    (task / RESULTS).unlink()
+    keys = random.Random(7).sample(range(989), 197) + [989]
+    with sqlite3.connect(task / DB) as con:
+        con.execute("UPDATE Cache SET key = 'k' || key")
+        rowids = [r for (r,) in con.execute("SELECT rowid FROM Cache ORDER BY rowid")]
+        for rowid, key in zip(rowids, keys, strict=True):
+            con.execute("UPDATE Cache SET key = ? WHERE rowid = ?", (str(key), rowid))
+    con.close()
+    [run] = load_runs(task)
+    outcomes = task_outcomes(run)
+    counts = outcomes.counts()
+    assert sum(counts.values()) == 990 and counts["missing"] == 792
+    assert any("n_samples not recorded" in note for note in outcomes.notes)
 
 
 def test_a_key_past_the_declared_list_is_refused(tmp_path, run_cli):

@@ -41,6 +41,7 @@ def test_items_stay_within_the_declared_list_and_the_row_cap(positions, repeats)
         shutil.copytree(REPEATS, task)
         config = task / "artifacts" / "run_config.yml"
         config.write_text(config.read_text().replace("n_samples: 4", f"n_samples: {repeats}"))
+        (task / "artifacts" / "results.yml").unlink()  # a stopped run: the config alone
         with sqlite3.connect(task / ITEM_DB) as con:
             rowids = [r for (r,) in con.execute("SELECT rowid FROM Cache ORDER BY rowid")]
             con.execute("UPDATE Cache SET key = 'k' || rowid")  # out of the way first

@@ -8,7 +8,9 @@ task's artifacts, one row per item of the repeated list (`common.map_with_progre
 `Extracted Answer: X` (`None` when extraction failed); the convo's last message is the
 reply, with `content` (what was scored) and `reasoning_content`. Rows are stored in
 completion order. The list is the dataset repeated n_samples times in blocks, so
-position p is item p mod n, repeat p div n.
+position p is item p mod n, repeat p div n; which positions a run's list holds is
+layout.py's, and the row's own record of its grading is held against its score in
+grading.py.
 
 An item's outcome, first match wins:
 - truncated: finish_reason "length" (adapter response cache), or a reply that is still an
@@ -120,21 +122,24 @@ def _as_score(value: object) -> float | None:
 
 def _item_layout(database: Path, rows: dict, layout: Layout) -> tuple[int, int]:
     """(items per repeat, repeats) of the list the rows were written from. Keys are the
-    positions of that list (layout.py), so a key past the list the config declares, or
-    past what a readable store holds, is not one: the store is refused, and no item is
-    built for it. Gaps below are the items not written (a stopped run), whatever their
-    number."""
+    positions of that list (layout.py), so a key past the list the run declares, or past
+    what a readable store holds, is not one: the store is refused, and no item is built
+    for it. Gaps below are the items not written (a stopped run), whatever their number."""
     size = max(rows, default=-1) + 1
     declared = layout.positions
     if declared is not None and declared <= MAX_DB_ROWS:
         if size > declared:
             why = f"past the {declared} positions of this run's list ({layout.source})"
             _refuse(database, len(rows), size, why)
-        repeats = layout.repeats
+        repeats = layout.repeats or 1
         per_repeat = layout.items or -(-size // repeats)
+    elif layout.items is not None:
+        # The items per repeat are fixed (limit_samples) but not the repeats: as many
+        # blocks as the highest key reaches.
+        per_repeat, repeats = layout.items, max(1, -(-size // layout.items))
     else:
         # No believable declaration: the rows alone say how far the list reaches.
-        repeats = max(1, min(layout.repeats, size))
+        repeats = max(1, min(layout.repeats or 1, size))
         per_repeat = -(-size // repeats)
     if per_repeat * repeats > MAX_DB_ROWS:
         why = f"more positions than the {MAX_DB_ROWS} rows a store is read to"
@@ -154,7 +159,7 @@ def read_outcomes(run: Run) -> TaskOutcomes:
     """Every item of the task's simple-evals database, with its outcome."""
     [database, *_] = item_databases(run)
     reasons, _ = finish_reasons(run.artifacts_dir, run.task_dir)
-    by_letter = exact_match(run.config_path)
+    by_letter = exact_match(run.config_path, run.results_path)
     rows: dict[int, tuple[str | None, float | None, Outcome, str | None, str | None]] = {}
     graded, unbacked = 0, {}  # rows with a grading record; position: why its score is not
     for key, value in iter_cache_rows(database, run.task_dir):
@@ -175,7 +180,8 @@ def read_outcomes(run: Run) -> TaskOutcomes:
         graded += recorded
         if conflict:
             unbacked[position] = conflict
-    per_repeat, repeats = _item_layout(database, rows, declared_layout(run.config_path))
+    layout = declared_layout(run.config_path, run.results_path)
+    per_repeat, repeats = _item_layout(database, rows, layout)
     items = []
     for position in range(per_repeat * repeats):
         item, repeat = str(position % per_repeat), position // per_repeat
@@ -189,7 +195,13 @@ def read_outcomes(run: Run) -> TaskOutcomes:
         for p, why in sorted(unbacked.items())
     ]
     source = str(database.relative_to(run.task_dir))
-    outcomes = TaskOutcomes(HARNESS, items, _run_failures(run), source)
+    notes = []
+    if layout.repeats is None and rows:
+        notes.append(
+            "n_samples not recorded in the run (a framework default applies): each "
+            "position read as an item of its own, not mapped to repeats"
+        )
+    outcomes = TaskOutcomes(HARNESS, items, _run_failures(run), source, notes)
     outcomes.graded, outcomes.conflicts = graded, conflicts
     return outcomes
 

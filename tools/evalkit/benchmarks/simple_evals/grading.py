@@ -18,11 +18,12 @@ import math
 import re
 from pathlib import Path
 
-from evalkit.benchmarks.simple_evals.layout import eval_name, task_config
+from evalkit.benchmarks.simple_evals.layout import GPQA_ROWS, eval_name, task_config
 
 _FIELD = re.compile(r"<p>(Correct Answer|Extracted Answer|Score): (.*?)</p>", re.S)
 _SHOWN = 40  # characters of a recorded answer quoted in a message
 _WORDS = {"True": 1.0, "False": 0.0, "None": None}
+PLAIN_GPQA = frozenset(f"gpqa_{variant}" for variant in GPQA_ROWS)
 
 
 def _recorded(text: str) -> float | None | str:
@@ -83,13 +84,14 @@ def check_row(row: dict, score: float | None, exact_match: bool) -> tuple[bool, 
     return True, None
 
 
-def exact_match(config: Path | None) -> bool:
-    """Whether the run's eval scores by the extracted letter alone: GPQA without a
-    custom_config."""
-    task = task_config(config)
+def exact_match(config: Path | None, results: Path | None) -> bool:
+    """Whether the run's eval scores by the extracted letter alone: GPQA's plain evals
+    with no custom_config, read from the config the harness ran on (results.yml) or else
+    the task's own. A variant such as gpqa_diamond_aa_v2 brings a custom_config through
+    the framework's defaults, which only results.yml records: not held to the letters."""
+    task = task_config(results) or task_config(config)
     if task is None:
         return False
     extra = task["params"].get("extra")
     custom = extra.get("custom_config") if isinstance(extra, dict) else None
-    name = eval_name(task)
-    return isinstance(name, str) and name.startswith("gpqa") and custom is None
+    return eval_name(task) in PLAIN_GPQA and custom is None

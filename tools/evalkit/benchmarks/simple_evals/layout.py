@@ -21,7 +21,6 @@ from typing import Any
 
 from evalkit.errors import InputError
 from evalkit.inputs import load_yaml
-from evalkit.runs.settings import find_key
 
 # Rows of GPQA's three sets, which simple-evals loads as `Idavidrein/gpqa`,
 # `gpqa_<variant>` (gpqa_eval.py; the variant is the eval name's second word): Rein et
@@ -33,26 +32,28 @@ GPQA_ROWS = {"diamond": 198, "main": 448, "extended": 546}
 class Layout:
     """The list the run's config declares: `items` per repeat when the config fixes it
     (limit_samples with nothing sampled before the cut), `most_items` per repeat at most
-    (limit_samples, the dataset's size), and the repeat count."""
+    (limit_samples, the dataset's size), and the repeat count (None: not recorded)."""
 
-    repeats: int = 1
+    repeats: int | None = None
     items: int | None = None
     most_items: int | None = None
     source: str = "the rows present"  # how the numbers were read, for messages
 
     @property
     def positions(self) -> int | None:
-        """How many positions the list holds at most (None: the config does not say)."""
-        return None if self.most_items is None else self.most_items * self.repeats
+        """How many positions the list holds at most (None: the run does not say)."""
+        if self.most_items is None or self.repeats is None:
+            return None
+        return self.most_items * self.repeats
 
 
-def task_config(config: Path | None) -> dict | None:
-    """The task's own `config` section (a nemo-evaluator config: run_config.yml), when it
-    has `params`."""
-    if config is None:
+def task_config(path: Path | None) -> dict | None:
+    """The `config` section of a nemo-evaluator config or of the results.yml that echoes
+    it, when it has `params`; None when absent or unreadable (other checks say so)."""
+    if path is None or not path.is_file():
         return None
     try:
-        doc = load_yaml(config)
+        doc = load_yaml(path)
     except InputError:
         return None
     node = doc.get("config") if isinstance(doc, dict) else None
@@ -69,31 +70,27 @@ def _positive_int(value: Any) -> int | None:
     return value if type(value) is int and value > 0 else None
 
 
-def _dataset_rows(eval_name: Any) -> int | None:
-    if not isinstance(eval_name, str) or not eval_name.startswith("gpqa_"):
+def _dataset_rows(name: Any) -> int | None:
+    if not isinstance(name, str) or not name.startswith("gpqa_"):
         return None
-    return GPQA_ROWS.get(eval_name.split("_")[1])
+    return GPQA_ROWS.get(name.split("_")[1])
 
 
-def _legacy_repeats(config: Path | None) -> int:
-    """A config without nemo-evaluator's shape (the launcher's own): the first n_samples."""
-    if config is None:
-        return 1
-    try:
-        values = [v for v in find_key(load_yaml(config), "n_samples") if isinstance(v, int)]
-    except InputError:
-        return 1
-    return max(1, values[0]) if values else 1
-
-
-def declared_layout(config: Path | None) -> Layout:
-    task = task_config(config)
+def declared_layout(config: Path | None, results: Path | None = None) -> Layout:
+    """The list from the config the harness ran on: results.yml echoes it with the
+    framework's defaults merged in; before the harness wrote it (a stopped run), the
+    task's own run_config.yml, which holds only what the launcher set. A framework
+    default it omits (simple-evals' n_samples of 5 for gpqa_diamond_aa_v2, say) is then
+    not known, and the repeat count with it."""
+    merged, own = task_config(results), task_config(config)
+    task = merged or own
     if task is None:
-        return Layout(repeats=_legacy_repeats(config))
+        return Layout()
+    where = "results.yml" if merged else "run_config.yml"
     params = task["params"]
     name = eval_name(task)
     extra = params.get("extra") if isinstance(params.get("extra"), dict) else {}
-    repeats = _positive_int(extra.get("n_samples")) or 1
+    repeats = _positive_int(extra.get("n_samples"))
     limit = _positive_int(params.get("limit_samples"))
     rows = _dataset_rows(name)
     bounds = [n for n in (limit, rows) if n is not None]
@@ -104,5 +101,5 @@ def declared_layout(config: Path | None) -> Layout:
     items = most if limit is not None and not sampled else None
     said = [f"limit_samples {limit}"] if limit else []
     said += [f"{name}: {rows} rows"] if rows else []
-    said += [f"n_samples {repeats}"]
-    return Layout(repeats, items, most, ", ".join(said))
+    said += [f"n_samples {repeats}" if repeats else "n_samples not recorded"]
+    return Layout(repeats, items, most, f"{', '.join(said)}; {where}")

@@ -12,10 +12,11 @@ Only on a finished run, and only for tasks whose harness leaves items.
 simple-evals keys each row by its position in the list it runs (the dataset cut to
 `limit_samples`, repeated `n_samples` times) and stores rows as items finish, in no list
 order, so a stopped run leaves gaps anywhere: every position of that list without a row
-is `missing`, however many. The list is the config's `limit_samples` x `n_samples` when
-the limit is set, else it reaches the highest key written (at most the dataset's rows,
-known for GPQA). A key past the list is no position the harness writes: the store is
-unreadable input (exit 2), not a count of missing items.
+is `missing`, however many. The list is read from the config the harness ran on
+(`results.yml` echoes it; a stopped run has only `run_config.yml`): `limit_samples`
+items per repeat when set, else up to the highest key written; at most the dataset's
+rows (known for GPQA) times `n_samples`. A key past that is no position the harness
+writes: the store is unreadable input (exit 2), not a count of missing items.
 
 ## Why is this bad
 Severity: fail. Any item never written (`missing`) makes the run `incomplete`, whatever
