@@ -40,7 +40,9 @@ from evalkit.runs.outcomes import GradingConflict, ItemResult, Outcome, RunFailu
 from evalkit.runs.run import Run
 
 HARNESS = "simple_evals"
-_EXTRACTED = re.compile(r"<p>Extracted Answer: (.*?)</p>", re.S)
+# The html is autoescaped (a value's own "<" is "&lt;"), so a value runs to the next "<":
+# matching stays linear in the row, where ".*?" rescanned it from every "<p>" prefix.
+_EXTRACTED = re.compile(r"<p>Extracted Answer: ([^<]*)</p>")
 
 
 def item_databases(run: Run) -> list[Path]:

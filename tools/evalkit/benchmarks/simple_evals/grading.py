@@ -20,7 +20,9 @@ from pathlib import Path
 
 from evalkit.benchmarks.simple_evals.layout import GPQA_ROWS, eval_name, task_config
 
-_FIELD = re.compile(r"<p>(Correct Answer|Extracted Answer|Score): (.*?)</p>", re.S)
+# Values are autoescaped, so each runs to the next "<" (linear, unlike ".*?" from every
+# "<p>" prefix of a hostile row).
+_FIELD = re.compile(r"<p>(Correct Answer|Extracted Answer|Score): ([^<]*)</p>")
 _SHOWN = 40  # characters of a recorded answer quoted in a message
 _WORDS = {"True": 1.0, "False": 0.0, "None": None}
 PLAIN_GPQA = frozenset(f"gpqa_{variant}" for variant in GPQA_ROWS)
