@@ -87,7 +87,7 @@ def check_item_outcomes(counts: Counter, items: int, source: str | None) -> Chec
             why = f"; {share:.1%} without the missing > {INVALID_ABOVE:.0%};"
         return failed(ID, INVALID, f"{value}{why} {FIX.get(cause, '')}")
     if missing:
-        also = f"; then {FIX[max(others, key=others.__getitem__)]}" if others else ""
+        also = f"; then {FIX.get(max(others, key=others.__getitem__), '')}" if others else ""
         return failed(
             ID,
             INCOMPLETE,
