@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -57,6 +58,19 @@ def _edit_rows(task: Path, edit) -> None:
             con.execute("UPDATE Cache SET value = ? WHERE rowid = ?", (json.dumps(new), rowid))
     con.commit()
     con.close()
+
+
+def _answered_wrong(row: dict) -> dict:
+    """A right answer made a wrong one everywhere the harness records it (the reply's
+    letter, the html's extracted answer and Score, the row's score), so the row's grading
+    record still backs its score (check item-grading)."""
+    right = re.search(r"<p>Correct Answer: ([A-D])</p>", row["html"]).group(1)
+    wrong = "B" if right == "A" else "A"
+    convo = [dict(m) for m in row["convo"]]
+    convo[-1]["content"] = convo[-1]["content"].replace(f"Answer: {right}", f"Answer: {wrong}")
+    html = row["html"].replace(f"Extracted Answer: {right}", f"Extracted Answer: {wrong}")
+    html = html.replace("Score: 1.0", "Score: 0.0")
+    return dict(row, score=0.0, convo=convo, html=html)
 
 
 def _set_headline(task: Path, value: float) -> None:
@@ -174,7 +188,7 @@ def test_a_rounding_spill_keeps_the_declared_scale_and_a_loss_is_a_regression(tm
     def lose(position, row):
         if row["score"] == 1.0 and len(flipped) < 30:  # 30 right answers become wrong
             flipped.append(position)
-            return dict(row, score=0.0)
+            return _answered_wrong(row)
         if row["score"] == 1.0 and len(flipped) == 30:
             flipped.append(-1)
             return dict(row, score=1.0000000000000002)  # a mean that spilled over 1

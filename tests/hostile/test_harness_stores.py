@@ -322,3 +322,22 @@ def test_deep_json_in_a_gym_aggregate_is_the_documented_refusal(tmp_path):
     path.write_bytes(b'[{"agent_metrics": {"x": ' + deep + b"}}]")
     with pytest.raises(InputError, match="JSON nesting too deep"):
         read_aggregate_entries(path)
+
+
+def test_an_html_of_unclosed_result_lines_is_read_in_linear_time(tmp_path):
+    # Before: the extracted-answer pattern rescanned the row from every "<p>" prefix,
+    # quadratic in the row: well past QUICK here, hours for a 64 MB row.
+    task = _copy(REPEATS, tmp_path)
+    db = task / ITEM_DB
+    with sqlite3.connect(db) as con:
+        (raw,) = con.execute("SELECT value FROM Cache ORDER BY rowid LIMIT 1").fetchone()
+        row = json.loads(raw)
+        row["html"] = "<p>Extracted Answer: <p>Score: " * 30_000  # 930 KB
+        con.execute(
+            "UPDATE Cache SET value = ? WHERE rowid = (SELECT min(rowid) FROM Cache)",
+            (json.dumps(row).encode(),),
+        )
+    con.close()
+    start = time.monotonic()
+    outcomes = _outcomes(task)
+    assert time.monotonic() - start < QUICK and len(outcomes.items) == 48

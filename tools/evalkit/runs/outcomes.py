@@ -65,6 +65,16 @@ class RunFailure:
     count: int = 1
 
 
+@dataclass(frozen=True)
+class GradingConflict:
+    """An item whose score the harness's own record of its grading does not back: the
+    record says another score, or no reply stands behind the score."""
+
+    item_id: str
+    repeat: int
+    reason: str  # short: what the row says against what its record says
+
+
 @dataclass
 class TaskOutcomes:
     """Every item of a task accounted for: the harness, its items and run-level failures."""
@@ -74,6 +84,10 @@ class TaskOutcomes:
     run_failures: list[RunFailure] = field(default_factory=list)
     source: str | None = None  # the per-item file read (relative to the task directory)
     notes: list[str] = field(default_factory=list)  # limits of what could be told per item
+    # Items whose grading record was compared with their score (None: the harness keeps
+    # no such record per item), and the ones that disagree.
+    graded: int | None = None
+    conflicts: list[GradingConflict] = field(default_factory=list)
 
     def counts(self) -> Counter:
         """Items by outcome value, e.g. {"scored": 190, "truncated": 8}."""
@@ -108,4 +122,4 @@ class TaskOutcomes:
         }
 
 
-__all__ = ["ItemResult", "Outcome", "RunFailure", "TaskOutcomes"]
+__all__ = ["GradingConflict", "ItemResult", "Outcome", "RunFailure", "TaskOutcomes"]

@@ -8,7 +8,9 @@ task's artifacts, one row per item of the repeated list (`common.map_with_progre
 `Extracted Answer: X` (`None` when extraction failed); the convo's last message is the
 reply, with `content` (what was scored) and `reasoning_content`. Rows are stored in
 completion order. The list is the dataset repeated n_samples times in blocks, so
-position p is item p mod n, repeat p div n.
+position p is item p mod n, repeat p div n; which positions a run's list holds is
+layout.py's, and the row's own record of its grading is held against its score in
+grading.py.
 
 An item's outcome, first match wins:
 - truncated: finish_reason "length" (adapter response cache), or a reply that is still an
@@ -24,19 +26,23 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import math
 import re
 from pathlib import Path
 
+from evalkit.benchmarks.simple_evals.grading import check_row, exact_match
+from evalkit.benchmarks.simple_evals.layout import Layout, declared_layout
 from evalkit.benchmarks.simple_evals.responses import AMBIGUOUS, finish_reasons, reply_digest
 from evalkit.benchmarks.simple_evals.store import iter_cache_rows
 from evalkit.errors import InputError
-from evalkit.inputs import load_json
-from evalkit.runs.outcomes import ItemResult, Outcome, RunFailure, TaskOutcomes
+from evalkit.inputs import MAX_DB_ROWS, load_json
+from evalkit.runs.outcomes import GradingConflict, ItemResult, Outcome, RunFailure, TaskOutcomes
 from evalkit.runs.run import Run
-from evalkit.runs.settings import find_key
 
 HARNESS = "simple_evals"
-_EXTRACTED = re.compile(r"<p>Extracted Answer: (.*?)</p>", re.S)
+# The html is autoescaped (a value's own "<" is "&lt;"), so a value runs to the next "<":
+# matching stays linear in the row, where ".*?" rescanned it from every "<p>" prefix.
+_EXTRACTED = re.compile(r"<p>Extracted Answer: ([^<]*)</p>")
 
 
 def item_databases(run: Run) -> list[Path]:
@@ -49,23 +55,6 @@ def item_databases(run: Run) -> list[Path]:
 
 def recognises(run: Run) -> bool:
     return bool(item_databases(run))
-
-
-def repeats_of(run: Run) -> int:
-    """simple-evals' n_samples (its --num_repeats), from the run's config; 1 if unset."""
-    config = run.config_path
-    if config is None:
-        return 1
-    from evalkit.inputs import load_yaml
-    from evalkit.runs.settings import own_sections, task_index_of
-
-    try:
-        own = own_sections(load_yaml(config), task_index_of(run.task_dir))
-    except InputError:
-        return 1
-    # the task's own n_samples, never another task's of the invocation (its metadata)
-    values = [v for v in find_key(own, "n_samples") if isinstance(v, int)]
-    return max(1, values[0]) if values else 1
 
 
 def prompt_digest(convo: list) -> str | None:
@@ -122,24 +111,59 @@ def _run_failures(run: Run) -> list[RunFailure]:
     return out
 
 
-def _check_positions(database: Path, present: int, last: int, total: int) -> None:
-    """Missing items are the holes below the last position written (the rows in flight
-    when a run stopped), so they cannot outnumber the rows present: keys that say
-    otherwise are not positions, and no item is built for them."""
-    if total - present > present:
-        raise InputError(
-            f"row keys run to {last - 1} with {present} rows present: not simple-evals "
-            "item positions; not read",
-            database,
-        )
+def _as_score(value: object) -> float | None:
+    """The row's score as a float; an integer too large for one is an infinite score
+    (item-scale then names it), not a crash."""
+    if not isinstance(value, (int, float)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _item_layout(database: Path, rows: dict, layout: Layout) -> tuple[int, int]:
+    """(items per repeat, repeats) of the list the rows were written from. Keys are the
+    positions of that list (layout.py), so a key past the list the run declares, or past
+    what a readable store holds, is not one: the store is refused, and no item is built
+    for it. Gaps below are the items not written (a stopped run), whatever their number."""
+    size = max(rows, default=-1) + 1
+    declared = layout.positions
+    if declared is not None and declared <= MAX_DB_ROWS:
+        if size > declared:
+            why = f"past the {declared} positions of this run's list ({layout.source})"
+            _refuse(database, len(rows), size, why)
+        repeats = layout.repeats or 1
+        per_repeat = layout.items or -(-size // repeats)
+    elif layout.items is not None:
+        # The items per repeat are fixed (limit_samples) but not the repeats: as many
+        # blocks as the highest key reaches.
+        per_repeat, repeats = layout.items, max(1, -(-size // layout.items))
+    else:
+        # No believable declaration: the rows alone say how far the list reaches.
+        repeats = max(1, min(layout.repeats or 1, size))
+        per_repeat = -(-size // repeats)
+    if per_repeat * repeats > MAX_DB_ROWS:
+        why = f"more positions than the {MAX_DB_ROWS} rows a store is read to"
+        _refuse(database, len(rows), size, why)
+    return per_repeat, repeats
+
+
+def _refuse(database: Path, present: int, size: int, why: str) -> None:
+    raise InputError(
+        f"row keys run to {size - 1} with {present} rows present, {why}: not simple-evals "
+        "item positions; not read",
+        database,
+    )
 
 
 def read_outcomes(run: Run) -> TaskOutcomes:
     """Every item of the task's simple-evals database, with its outcome."""
     [database, *_] = item_databases(run)
     reasons, _ = finish_reasons(run.artifacts_dir, run.task_dir)
-    repeats = repeats_of(run)
+    by_letter = exact_match(run.config_path, run.results_path)
     rows: dict[int, tuple[str | None, float | None, Outcome, str | None, str | None]] = {}
+    graded, unbacked = 0, {}  # rows with a grading record; position: why its score is not
     for key, value in iter_cache_rows(database, run.task_dir):
         try:
             position = int(key)
@@ -152,13 +176,14 @@ def read_outcomes(run: Run) -> TaskOutcomes:
             raise InputError(f"row {key!r} is not a simple-evals item", database)
         outcome, finish, detail = classify(row, reasons)
         convo = row.get("convo") if isinstance(row.get("convo"), list) else []
-        score = row.get("score")
-        score = float(score) if isinstance(score, (int, float)) else None
+        score = _as_score(row.get("score"))
         rows[position] = (prompt_digest(convo), score, outcome, finish, detail)
-    size = max(rows, default=-1) + 1
-    repeats = max(1, min(repeats, size))  # a declared count beyond the rows is not believed
-    per_repeat = -(-size // repeats)  # positions run 0 .. repeats x items - 1
-    _check_positions(database, len(rows), size, per_repeat * repeats)
+        recorded, conflict = check_row(row, score, by_letter)
+        graded += recorded
+        if conflict:
+            unbacked[position] = conflict
+    layout = declared_layout(run.config_path, run.results_path)
+    per_repeat, repeats = _item_layout(database, rows, layout)
     items = []
     for position in range(per_repeat * repeats):
         item, repeat = str(position % per_repeat), position // per_repeat
@@ -167,8 +192,20 @@ def read_outcomes(run: Run) -> TaskOutcomes:
             continue
         digest, score, outcome, finish, detail = rows[position]
         items.append(ItemResult(item, digest, repeat, score, outcome, finish, detail))
+    conflicts = [
+        GradingConflict(str(p % per_repeat), p // per_repeat, why)
+        for p, why in sorted(unbacked.items())
+    ]
     source = str(database.relative_to(run.task_dir))
-    return TaskOutcomes(HARNESS, items, _run_failures(run), source)
+    notes = []
+    if layout.repeats is None and rows:
+        notes.append(
+            "n_samples not recorded in the run (a framework default applies): each "
+            "position read as an item of its own, not mapped to repeats"
+        )
+    outcomes = TaskOutcomes(HARNESS, items, _run_failures(run), source, notes)
+    outcomes.graded, outcomes.conflicts = graded, conflicts
+    return outcomes
 
 
 __all__ = ["HARNESS", "read_outcomes", "recognises"]

@@ -9,16 +9,29 @@ unfinished `<think>` passed on as the answer), a judge or endpoint error, an ite
 written. An unparsed answer is the model's own and is not counted here (it is shown).
 Only on a finished run, and only for tasks whose harness leaves items.
 
+simple-evals keys each row by its position in the list it runs (the dataset cut to
+`limit_samples`, repeated `n_samples` times) and stores rows as items finish, in no list
+order, so a stopped run leaves gaps anywhere: every position of that list without a row
+is `missing`, however many. The list is read from the config the harness ran on
+(`results.yml` echoes it; a stopped run has only `run_config.yml`): `limit_samples`
+items per repeat when set, else up to the highest key written; at most the dataset's
+rows (known for GPQA) times `n_samples`. A key past that is no position the harness
+writes: the store is unreadable input (exit 2), not a count of missing items.
+
 ## Why is this bad
-Severity: fail (`invalid`) above 5 % of items; a warning above 1 %. When every such
-item is `missing` (the run stopped early) the fail is `incomplete` instead. The harness scores
-each such item 0, so the score measures the setup, not the model: at 5 % a task with
-70 % accuracy loses up to 3.5 points, more than three times the default 1-point gate
-margin; above 1 % the loss can already exceed that margin.
+Severity: fail. Any item never written (`missing`) makes the run `incomplete`, whatever
+`results.yml` says: the bound on missing samples is 0, and a harness that wrote its
+headline over a short item list has still not measured the benchmark. The other causes
+make the run `invalid` above 5 % of items (a resume does not fix them) and are a warning
+above 1 %. The harness scores each such item 0, so the score measures the setup, not the
+model: at 5 % a task with 70 % accuracy loses up to 3.5 points, more than three times
+the default 1-point gate margin; above 1 % the loss can already exceed that margin.
 
 ## Example
 `62 of 198 items (31.3%) failed for a reason that is not the answer: reasoning_only 53,
-truncated 9` (the bundled `tests/data/suite/candidate-reasoning`).
+truncated 9` (the bundled `tests/data/suite/candidate-reasoning`); `36 of 60 items
+(60.0%) failed for a reason that is not the answer: missing 36 (...); 36 never written
+(0 may be): resume the run`.
 
 ## Fix
 Per cause: `reasoning_only`, set the server's reasoning parser (`--reasoning-parser`)
@@ -35,6 +48,7 @@ from evalkit.benchmarks.results_yml.denominators import NOT_THE_ANSWER
 from evalkit.checks.evidence import Evidence
 from evalkit.checks.model import INCOMPLETE, INVALID, Check, failed, passed, warned
 from evalkit.checks.rule import Rule
+from evalkit.runs.outcomes import Outcome
 
 ID = "item-outcomes"
 INVALID_ABOVE = 0.05
@@ -52,7 +66,9 @@ FIX = {
 def check_item_outcomes(counts: Counter, items: int, source: str | None) -> Check:
     bad = {k: v for k, v in counts.items() if k in {o.value for o in NOT_THE_ANSWER}}
     total = sum(bad.values())
-    share = total / items if items else 0.0
+    missing = bad.get(Outcome.MISSING.value, 0)
+    other = total - missing  # the causes a resume does not fix
+    share = other / items if items else 0.0
     shown = ", ".join(f"{k} {v}" for k, v in sorted(bad.items(), key=lambda kv: -kv[1]))
     unparsed = counts.get("unparsed", 0)
     tail = f"; {unparsed} unparsed (the model's own answer)" if unparsed else ""
@@ -60,13 +76,24 @@ def check_item_outcomes(counts: Counter, items: int, source: str | None) -> Chec
     if not total:
         return passed(ID, f"every one of {items} items scored as an answer{tail}{where}")
     value = (
-        f"{total} of {items} items ({share:.1%}) failed for a reason that is not the "
-        f"answer: {shown}{tail}{where}"
+        f"{total} of {items} items ({total / items:.1%}) failed for a reason that is not "
+        f"the answer: {shown}{tail}{where}"
     )
-    cause = max(bad, key=bad.__getitem__)
+    others = {k: v for k, v in bad.items() if k != Outcome.MISSING.value}
     if share > INVALID_ABOVE:
-        kind = INCOMPLETE if set(bad) == {"missing"} else INVALID  # only unwritten: resume
-        return failed(ID, kind, f"{value} > {INVALID_ABOVE:.0%}; {FIX.get(cause, '')}")
+        cause = max(others, key=others.__getitem__)
+        why = f" > {INVALID_ABOVE:.0%};"
+        if missing:  # those alone would only make it incomplete
+            why = f"; {share:.1%} without the missing > {INVALID_ABOVE:.0%};"
+        return failed(ID, INVALID, f"{value}{why} {FIX.get(cause, '')}")
+    if missing:
+        also = f"; then {FIX.get(max(others, key=others.__getitem__), '')}" if others else ""
+        return failed(
+            ID,
+            INCOMPLETE,
+            f"{value}; {missing} never written (0 may be): {FIX['missing']}{also}",
+        )
+    cause = max(others, key=others.__getitem__)
     if share > WARN_ABOVE:
         return warned(ID, f"{value} > {WARN_ABOVE:.0%}; {FIX.get(cause, '')}")
     return passed(ID, value)
