@@ -19,11 +19,13 @@ from evalkit.comparison.gate import DEFAULT_MARGIN, Gate, Margin, Reference
 from evalkit.comparison.headlines import compare_headlines
 from evalkit.comparison.items import compare_gym
 from evalkit.comparison.outcome_items import compare_outcomes
-from evalkit.comparison.pairing import check_keys, keyed, pair_sides
+from evalkit.comparison.pairing import check_keys, keyed, label, pair_sides
+from evalkit.comparison.pooled import pooled_row, split_runs
 from evalkit.comparison.sides import SuiteTask, load_side, read_gym_side, to_points
 from evalkit.comparison.task_trust import all_checks, side_of_run
 from evalkit.comparison.trust import ACCEPTED, FAIL, NOTE, UNVERIFIED, missing_where, unverified
 from evalkit.errors import InputError
+from evalkit.runs.layout import task_name
 from evalkit.runs.run import load_runs
 
 # ---- per-task rows ----------------------------------------------------------------------
@@ -203,6 +205,27 @@ def _reference_check(row: dict[str, Any], ref: Reference) -> dict[str, Any]:
 # ---- the suite ---------------------------------------------------------------------------
 
 
+def _pools(
+    base: list[SuiteTask],
+    base_pools: dict[str, list[SuiteTask]],
+    cand: list[SuiteTask],
+    cand_pools: dict[str, list[SuiteTask]],
+) -> dict[str, tuple[list[SuiteTask], list[SuiteTask]]]:
+    """{label: (base runs, candidate runs)} for each task held several times on a side and
+    at least once on the other; the singles it takes are removed from BASE and CAND."""
+    out = {}
+    for name in sorted(base_pools.keys() | cand_pools.keys()):
+        b = base_pools.get(name) or [t for t in base if label(t) == name]
+        c = cand_pools.get(name) or [t for t in cand if label(t) == name]
+        if b and c:
+            out[name] = (b, c)
+            for side, runs in ((base, b), (cand, c)):
+                side[:] = [t for t in side if t not in runs]
+        else:  # on one side only: each run reads as its own task ("only in ...")
+            (base if b else cand).extend(b or c)
+    return out
+
+
 def _settle(row: dict[str, Any]) -> None:
     """Fail closed: a row whose checks could not all run is `unverified`, never
     `no_regression` (nor `inconclusive`, which would ask for more items, not evidence);
@@ -243,18 +266,33 @@ def compare_suite(
 ) -> dict[str, Any]:
     """The suite document for two paths (invocation, task or artifacts dir), each side
     loaded once here and handed down."""
-    base_runs, cand_runs = load_runs(base_path), load_runs(cand_path)
+    base_runs = load_runs(base_path, several_runs=True)
+    cand_runs = load_runs(cand_path, several_runs=True)
     gate = gate or Gate(Margin(default_margin))
     accepted = frozenset(accept)
     options = {"seed": seed, "bootstrap": bootstrap, "weighting": weighting, "accepted": accepted}
-    base_tasks, cand_tasks = load_side(base_runs), load_side(cand_runs)
-    check_keys(list(gate.benchmarks), "gate file", gate.source, base_tasks + cand_tasks)
+    base_tasks, base_pools = split_runs(load_side(base_runs), label)
+    cand_tasks, cand_pools = split_runs(load_side(cand_runs), label)
+    pools = _pools(base_tasks, base_pools, cand_tasks, cand_pools)
+    everything = (
+        base_tasks + cand_tasks + [t for runs in pools.values() for side in runs for t in side]
+    )
+    check_keys(list(gate.benchmarks), "gate file", gate.source, everything)
     if reference:
-        check_keys(
-            list(reference), "reference file", _reference_source(reference), base_tasks + cand_tasks
-        )
+        check_keys(list(reference), "reference file", _reference_source(reference), everything)
     base_side, cand_side = pair_sides(base_tasks, cand_tasks)
     rows: list[dict[str, Any]] = []
+    for key, (base_runs_of, cand_runs_of) in sorted(pools.items()):
+        b, c = base_runs_of[0], cand_runs_of[0]
+        margin = keyed(gate.benchmarks, b) or keyed(gate.benchmarks, c) or gate.default
+        row = {"task": task_name(b.view.name), "benchmark": key, "ci95": [None, None]}
+        row.update(pooled_row(key, base_runs_of, cand_runs_of, margin))
+        _apply_trust(row, b, c, accepted)
+        _apply_fingerprint(row, b, c, accepted)
+        _settle(row)
+        row["validation"] = {"base": b.validation[0], "cand": c.validation[0]}
+        row["margin_rule"] = margin.describe()
+        rows.append(row)
     for key in sorted(base_side.keys() | cand_side.keys()):
         b, c = base_side.get(key), cand_side.get(key)
         either = b or c

@@ -137,7 +137,7 @@ def _reuse_in(
     return named
 
 
-def _reuse(base: TrustSide, cand: TrustSide) -> TrustCheck:
+def reuse_check(base: TrustSide, cand: TrustSide) -> TrustCheck:
     """Reuse looked for in every place both sides keep replies: the adapter's cache (or
     the rollouts) and the harness's own per-item store. One failure fails; with no record
     in common the check is unverified, never a pass."""
@@ -225,7 +225,7 @@ def all_checks(
                     {"side": name, "values": list(values)},
                 )
             )
-    checks.append(_reuse(base, cand))
+    checks.append(reuse_check(base, cand))
     checks += trust.check_provenance(base.provenance, cand.provenance)
     if not any(c.id == "gym-version" for c in checks) and (
         base.provenance.get("gym_version") or cand.provenance.get("gym_version")
@@ -246,4 +246,11 @@ def all_checks(
     return trust.waived(checks, accepted)
 
 
-__all__ = ["ACCEPTABLE", "TRUST_CHECK_IDS", "TrustSide", "all_checks", "side_of_run"]
+__all__ = [
+    "ACCEPTABLE",
+    "TRUST_CHECK_IDS",
+    "TrustSide",
+    "all_checks",
+    "reuse_check",
+    "side_of_run",
+]

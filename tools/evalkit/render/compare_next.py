@@ -147,10 +147,13 @@ def next_steps(doc: dict[str, Any]) -> list[str]:
         if t["verdict"] == "inconclusive" and isinstance(t.get("mde"), (int, float))
     ]
     why = f"; the smallest effect these items can show: {', '.join(wide)}" if wide else ""
-    wide_tasks = [t for t in tasks if t["verdict"] == "inconclusive"]
+    short = [t for t in tasks if t["verdict"] == "inconclusive" and t.get("runs_needed")]
+    steps = [_more_runs(t) for t in short]
+    wide_tasks = [t for t in tasks if t["verdict"] == "inconclusive" and t not in short]
     independent = [t["benchmark"] for t in wide_tasks if _runs_not_repeats(t)]
     repeatable = [t["benchmark"] for t in wide_tasks if not _runs_not_repeats(t)]
-    steps = ["inconclusive: the interval is wider than the margin allows" + why]
+    if wide_tasks:
+        steps.append("inconclusive: the interval is wider than the margin allows" + why)
     if repeatable:
         steps.append(
             f"more items narrow it ({', '.join(repeatable)}): run both sides in full (no "
@@ -162,7 +165,24 @@ def next_steps(doc: dict[str, Any]) -> list[str]:
             "(fresh output_dir, num_repeats stays 1: its recipe forbids repeats, which "
             "replay one sampling), then: " + compare_command(doc)
         )
+    if short:
+        steps.append("then: " + compare_command(doc))
     return steps
+
+
+def _more_runs(task: dict[str, Any]) -> str:
+    """How many independent runs a pooled task still needs per side, and the command."""
+    need = task["runs_needed"]
+    sides = " and ".join(
+        f"{n} more independent runs on the {'baseline' if side == 'base' else 'candidate'}"
+        for side, n in need.items()
+        if n
+    )
+    return (
+        f"{task['benchmark']}: submit {sides} (at least {task['min_runs']} valid runs a side; "
+        f"each a fresh submission into its own output_dir, num_repeats stays 1, never more "
+        f"repeats): {task['run_command']}, once per run, on each side's config"
+    )
 
 
 # Tasks whose recipe takes variance from independent fresh runs, never from repeats

@@ -130,10 +130,11 @@ def confine(task: TaskRun) -> TaskRun:
     return task
 
 
-def resolve_task_runs(path: str | Path) -> list[TaskRun]:
+def resolve_task_runs(path: str | Path, several_runs: bool = False) -> list[TaskRun]:
     """Task runs under PATH: an invocation dir, a task dir, or an artifacts dir; each
-    checked by `confine`."""
-    return [confine(task) for task in _resolve(Path(path))]
+    checked by `confine`. SEVERAL_RUNS: a folder of invocations may hold a task more than
+    once (independent runs of it, which compare pools); else that folder is refused."""
+    return [confine(task) for task in _resolve(Path(path), several_runs)]
 
 
 def names_one_task(path: str | Path) -> bool:
@@ -145,7 +146,7 @@ def names_one_task(path: str | Path) -> bool:
     return p.name == "artifacts" or _has_artifacts(p) or _is_task_dir(p)
 
 
-def _resolve(p: Path) -> list[TaskRun]:
+def _resolve(p: Path, several_runs: bool = False) -> list[TaskRun]:
     if not p.exists():
         raise InputError("no such file or directory", p)
     if p.is_file():
@@ -164,11 +165,11 @@ def _resolve(p: Path) -> list[TaskRun]:
     except OSError as err:  # permission denied, a directory that vanished
         raise InputError(f"cannot list directory ({err.strerror or err})", p) from None
     if not tasks:
-        return _one_invocation_below(p)
+        return _one_invocation_below(p, several_runs)
     return [_task_run(t) for t in tasks]
 
 
-def _one_invocation_below(p: Path) -> list[TaskRun]:
+def _one_invocation_below(p: Path, several_runs: bool = False) -> list[TaskRun]:
     """A folder holding invocation directories (the output_dir, or a copy of one). One
     invocation is meant as itself; several make one side when no task name repeats
     among them (a suite run as the skill prescribes: MRCR standalone in one invocation,
@@ -187,7 +188,7 @@ def _one_invocation_below(p: Path) -> list[TaskRun]:
     if below:
         runs = [task for child in below for task in _resolve(child)]
         names = [task_name(task.name) for task in runs]
-        if len(set(names)) == len(names):
+        if several_runs or len(set(names)) == len(names):
             return runs
         listed = ", ".join(child.name for child in below[:10])
         raise InputError(f"several invocation directories here, pass one: {listed}", p)

@@ -197,9 +197,10 @@ def as_run(task: TaskRun) -> Run:
     return task if isinstance(task, Run) else Run.of(task)
 
 
-def load_runs(path: str | Path) -> list[Run]:
-    """Every task run under PATH (invocation, task or artifacts dir), as Runs."""
-    return [Run.of(t) for t in resolve_task_runs(path)]
+def load_runs(path: str | Path, several_runs: bool = False) -> list[Run]:
+    """Every task run under PATH (invocation, task or artifacts dir), as Runs; with
+    SEVERAL_RUNS a task may be there more than once (runs/layout.py)."""
+    return [Run.of(t) for t in resolve_task_runs(path, several_runs)]
 
 
 # ---- the pass --------------------------------------------------------------------------
