@@ -72,6 +72,9 @@ ROLE_NOTES = {
     ],
     "aa": [
         "Tau3-Banking and GDPVal run from their own configs; MRCR is not an AA task.",
+        "SciCode: plan at least 8 independent runs a side (`nel run --config THIS -t",
+        "ns_scicode`, each into a fresh output_dir; num_repeats stays 1); evalkit compare",
+        "pools them and gives no pass below 8 valid runs a side.",
     ],
     "tau3": [
         "One gym task per config: never add other tasks to this file. The user simulator",
