@@ -16,7 +16,7 @@ from typing import Any
 
 from evalkit.render.endings import checked_line, ending, fix_line, quote
 from evalkit.render.triage import triage_steps
-from evalkit.status.cancel import RESUME_FILES, job_label
+from evalkit.status.cancel import RESUME_FILES, id_hint, job_label
 from evalkit.status.monitor import FAILED, FINISHED, RESUME, STOP
 
 
@@ -43,6 +43,8 @@ def _kill(stopping: Sequence[Any], statuses: Sequence[Any]) -> list[str]:
         f"nel kill {target}   (on the machine that ran `nel run`; cancels the Slurm job)"
         for target in targets
     ]
+    hints = dict.fromkeys(h for t in targets if (h := id_hint(t)))
+    kills += [f"({hint})" for hint in hints]
     if any(s.benchmark == "mrcr" for s in stopping):  # launched through the pinned wrapper
         kills.append(
             f"(the same through the pinned launcher: scripts/nel-gym.sh kill {targets[0]})"

@@ -96,7 +96,18 @@ def _resume(run: str | None, names: set[str | None]) -> list[str]:
         inv = next(iter(ids)) or INVOCATION_PLACEHOLDER
         return [f"nel resume {inv}   (on the machine that ran `nel run`; every job of it)"]
     return [
-        f"(cd {quote(t.task_dir)} && rm -f {RESUME_FILES} && sbatch run.sub)   (on the "
-        f"cluster: resubmits {t.name}'s job alone, as `nel resume` does per job)"
+        f"(cd {quote(_cluster_dir(t.task_dir))} && rm -f {RESUME_FILES} && sbatch run.sub)   "
+        f"(on the cluster: resubmits {t.name}'s job alone, as `nel resume` does per job)"
         for t in chosen
     ]
+
+
+def _cluster_dir(task_dir):
+    """The task directory run.sub records when this one is a copy under another name (the
+    job's paths are that directory's), else this one."""
+    from evalkit.runs.invocation import recorded
+
+    cluster = recorded(task_dir).task_dir
+    if cluster and cluster.rsplit("/", 1)[-1] != task_dir.name:
+        return cluster
+    return task_dir
