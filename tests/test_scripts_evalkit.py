@@ -392,3 +392,20 @@ def test_an_edited_source_rebuilds_and_an_unchanged_tree_does_not(tmp_path, stub
     (skill / "tools" / "evalkit" / "extra.py").write_text("X = 1\n")
     assert "rebuilding" in _run(script, "--version", env=stub_env).stderr
     assert _run(script, "--version", env=stub_env).stderr == ""
+
+
+def test_python3_found_through_another_path_does_not_rebuild(tmp_path, stub_env):
+    """Without EVALKIT_PYTHON the stamp does not name the interpreter's path: an activated
+    venv of the same Python (another python3 first on PATH) reuses the environment."""
+    skill = _install_copy(tmp_path / "evaluation")
+    script = skill / "scripts" / "evalkit"
+    base = Path(stub_env.pop("EVALKIT_PYTHON"))
+    assert "first run" in _run(script, "--version", env=stub_env).stderr
+    other = tmp_path / "activated" / "bin"
+    other.mkdir(parents=True)
+    shutil.copy(base, other / "python3")
+    stub_env["PATH"] = f"{other}{os.pathsep}{stub_env['PATH']}"
+    again = _run(script, "--version", env=stub_env)
+    assert (again.returncode, again.stderr) == (0, "")
+    stub_env["EVALKIT_PYTHON"] = str(base)  # an interpreter named on purpose: rebuilt for it
+    assert "rebuilding" in _run(script, "--version", env=stub_env).stderr
