@@ -150,9 +150,8 @@ def test_the_launchers_own_run_sub_names_each_tasks_job(tmp_path):
     renders it, copied alone as `run/`: its job is `<NEL_INVOCATION_ID>.<its index>`."""
     import re
 
-    from helpers.nel import blank_paths, dry_run
-
     from evalkit.runs.invocation import job_label
+    from helpers.nel import blank_paths, dry_run
 
     config = Path(__file__).resolve().parents[1] / "recipes" / "examples" / "example_eval.yaml"
     overrides = {p: "x" for p in blank_paths(config)}
@@ -412,3 +411,15 @@ def test_clean_preflight_ends_at_the_pinned_dry_run_with_its_overrides(run_cli):
         f"  scripts/nel-gym.sh run --config {config} -o execution.account=me --dry-run   "
         "(the pinned nel 0.2.6 dry-run; or: evalkit preflight CONFIG --with-launcher)"
     ]
+
+
+def test_validate_resubmits_a_renamed_copy_where_its_run_sub_ran(tmp_path, run_cli):
+    """A task copied off the cluster as `run/`: the sbatch goes to the task directory its
+    run.sub records (TASK_DIR), where the job's paths point, not to the copy."""
+    task = tmp_path / "run"
+    shutil.copytree(CANARY, task)
+    (task / "artifacts" / "evaluator_rollouts_aggregate_metrics.json").unlink()
+    code, out, _ = run_cli("validate", task)
+    assert code == 1
+    cluster = f"/lustre/evals/mrcr/20261130_101507-{CANARY_INVOCATION}/nemo_gym.0"
+    assert f"  (cd {cluster} && rm -f .slurm_job_id.list .accumulated_walltime && sbatch" in out

@@ -314,7 +314,8 @@ set -eu
 if [ "$1" = venv ]; then
   venv=${@: -1}
   mkdir -p "$venv/bin"
-  printf '#!/bin/sh\\necho venv >>"%s"\\nexec "%s" "$@"\\n' "$CALLS" "$REAL_PYTHON" >"$venv/bin/python"
+  printf '#!/bin/sh\\necho venv >>"%s"\\nexec "%s" "$@"\\n' "$CALLS" "$REAL_PYTHON" \\
+    >"$venv/bin/python"
   chmod +x "$venv/bin/python"
 elif [ "$1" = pip ]; then
   echo "build $*" >>"$CALLS"

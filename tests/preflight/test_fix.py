@@ -168,7 +168,9 @@ def _chat_example(first: str, extra: str) -> str:
 
 
 def _names(text: str) -> list[str]:
-    return [line.split(":", 1)[1].strip() for line in text.split("\n") if line.startswith("  - name:")]
+    return [
+        line.split(":", 1)[1].strip() for line in text.split("\n") if line.startswith("  - name:")
+    ]
 
 
 def test_nel009_safe_fix_keeps_the_chat_endpoint_of_the_example():

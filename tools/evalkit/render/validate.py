@@ -85,7 +85,7 @@ def _resume(run: str | None, names: set[str | None]) -> list[str]:
     launcher resubmits one job (status/cancel.py)."""
     from evalkit.runs.invocation import invocation_id
     from evalkit.runs.layout import names_one_task, resolve_task_runs
-    from evalkit.status.cancel import INVOCATION_PLACEHOLDER, RESUME_FILES
+    from evalkit.status.cancel import INVOCATION_PLACEHOLDER, RESUME_FILES, resubmit_dir
 
     if not run:
         return [f"nel resume {INVOCATION_PLACEHOLDER}   (on the machine that ran `nel run`)"]
@@ -96,18 +96,7 @@ def _resume(run: str | None, names: set[str | None]) -> list[str]:
         inv = next(iter(ids)) or INVOCATION_PLACEHOLDER
         return [f"nel resume {inv}   (on the machine that ran `nel run`; every job of it)"]
     return [
-        f"(cd {quote(_cluster_dir(t.task_dir))} && rm -f {RESUME_FILES} && sbatch run.sub)   "
+        f"(cd {quote(resubmit_dir(t.task_dir))} && rm -f {RESUME_FILES} && sbatch run.sub)   "
         f"(on the cluster: resubmits {t.name}'s job alone, as `nel resume` does per job)"
         for t in chosen
     ]
-
-
-def _cluster_dir(task_dir):
-    """The task directory run.sub records when this one is a copy under another name (the
-    job's paths are that directory's), else this one."""
-    from evalkit.runs.invocation import recorded
-
-    cluster = recorded(task_dir).task_dir
-    if cluster and cluster.rsplit("/", 1)[-1] != task_dir.name:
-        return cluster
-    return task_dir

@@ -126,8 +126,7 @@ _FIND_INVOCATION = (
     "(`<YYYYmmdd_HHMMSS>-<id>`)"
 )
 _FIND_INDEX = (
-    "JOB_ID is `<invocation id>.<n>`, <n> ending the task's directory on the cluster "
-    "(`<task>.<n>`)"
+    "JOB_ID is `<invocation id>.<n>`, <n> ending the task's directory on the cluster (`<task>.<n>`)"
 )
 
 

@@ -13,6 +13,8 @@ name gets the same commands; a placeholder comes with where to find what it stan
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from evalkit.runs.invocation import (
     INVOCATION_PLACEHOLDER,
     JOB_PLACEHOLDER,
@@ -33,6 +35,7 @@ __all__ = [
     "id_hint",
     "job_label",
     "kill_words",
+    "resubmit_dir",
     "resume_words",
 ]
 
@@ -43,11 +46,21 @@ def kill_words(task: TaskRun) -> str:
     return f"nel kill {label}" + (f"; {hint}" if hint else "")
 
 
+def resubmit_dir(task_dir: Path) -> Path | str:
+    """Where `sbatch run.sub` resubmits the job: the task directory run.sub records when
+    TASK_DIR is a copy under another name (the job's paths are that directory's), else
+    TASK_DIR itself."""
+    cluster = recorded(task_dir).task_dir
+    if cluster and cluster.rsplit("/", 1)[-1] != task_dir.name:
+        return cluster
+    return task_dir
+
+
 def resume_words(task: TaskRun) -> str:
     """This job alone, as nel 0.2.6's resume resubmits each job of an invocation."""
     where = f"{task.task_dir.name}/"
-    cluster = recorded(task.task_dir).task_dir
-    if cluster and cluster.rsplit("/", 1)[-1] != task.task_dir.name:  # a renamed copy
+    cluster = resubmit_dir(task.task_dir)
+    if cluster != task.task_dir:  # a renamed copy
         where += f" (on the cluster {shell_word(cluster)}, as its run.sub records)"
     return (
         f"resubmit this job (`rm -f {RESUME_FILES} && sbatch run.sub` in {where}, what "
