@@ -40,9 +40,11 @@ def copy_task(invocation_dir: Path, name: str, *, doomed: bool) -> Path:
         "eval_factory_metrics.json",
     ):
         (task / "artifacts" / finished).unlink()
-    # as the launcher writes it: run.sub names the invocation its directory is named for
+    # as the launcher writes it: run.sub names the invocation and the task directory it
+    # is written for (TASK_DIR, the --output paths, the job name)
     run_sub = task / "run.sub"
-    run_sub.write_text(run_sub.read_text().replace(CANARY_INVOCATION, INVOCATION))
+    text = run_sub.read_text().replace(CANARY_INVOCATION, INVOCATION)
+    run_sub.write_text(text.replace("nemo_gym.0", name))
     if doomed:
         log = task / "logs" / "client-4100007.log"
         log.write_text(log.read_text().replace(PIN, "0123456789abcdef" * 2 + "01234567"))
@@ -98,6 +100,91 @@ def test_one_doomed_task_of_several_cancels_only_its_job(invocation, run_cli):
         f"  nel kill {INVOCATION}.1   (on the machine that ran `nel run`; cancels the Slurm job)"
     ]
     assert any(s.startswith("  evalkit status ") and "nemo_gym.0" in s for s in steps)
+
+
+def test_a_task_copied_under_another_name_keeps_its_job_id(tmp_path, run_cli):
+    """Copied off the cluster as `run/`: the ids come from run.sub's NEL_INVOCATION_ID and
+    the task directory it records (TASK_DIR, --output: `.../<task>.<n>`), not the name."""
+    invocation = tmp_path / f"20261201_101500-{INVOCATION}"
+    invocation.mkdir()
+    task = copy_task(invocation, "nemo_gym.3", doomed=True)
+    copy = tmp_path / "copies" / "run"
+    copy.parent.mkdir()
+    task.rename(copy)
+    code, out, _ = run_cli("status", copy)
+    assert code == 1 and "[STOP] gym-pin" in out
+    steps = after(out, "\nnext:\n")
+    assert steps[0] == (
+        f"  nel kill {INVOCATION}.3   (on the machine that ran `nel run`; cancels the Slurm job)"
+    )
+    assert "JOB_ID" not in out and "INVOCATION_ID" not in out
+    _, out, _ = run_cli("status", copy, "--format", "json")
+    (doc,) = json.loads(out)["tasks"]
+    assert f"nel kill {INVOCATION}.3)" in next(w["action"] for w in doc["warnings"])
+
+
+def test_a_real_run_sub_names_the_job_of_a_renamed_copy(tmp_path):
+    """run.sub as nel 0.2.6's dry-run renders it (tests/data/suite/PROVENANCE.md), in a
+    folder whose name says nothing (`run`) or says the wrong index (`gpqa.7`)."""
+    from evalkit.runs.invocation import invocation_id, job_label, recorded, task_index
+    from evalkit.runs.layout import TaskRun
+    from evalkit.status.cancel import kill_words, resume_words
+
+    source = task_dir("baseline", GPQA)
+    inv = source.parent.name.split("-")[-1]
+    for name in ("run", "gpqa.7"):
+        copy = tmp_path / name
+        copy.mkdir()
+        shutil.copy(source / "run.sub", copy / "run.sub")
+        assert (invocation_id(copy), task_index(copy)) == (inv, 0)
+        assert job_label(copy, inv) == f"{inv}.0"
+        task = TaskRun(name, copy, copy / "artifacts", None)
+        assert kill_words(task) == f"nel kill {inv}.0"
+        assert recorded(copy).task_dir.endswith(f"{source.parent.name}/{GPQA}")
+        assert f"on the cluster {recorded(copy).task_dir}," in resume_words(task)
+
+
+@pytest.mark.launcher  # renders run.sub with the real nel 0.2.6
+def test_the_launchers_own_run_sub_names_each_tasks_job(tmp_path):
+    """Every task's run.sub of the AA template (seven tasks), as `nel run --dry-run`
+    renders it, copied alone as `run/`: its job is `<NEL_INVOCATION_ID>.<its index>`."""
+    import re
+
+    from evalkit.runs.invocation import job_label
+    from helpers.nel import blank_paths, dry_run
+
+    config = Path(__file__).resolve().parents[1] / "recipes" / "examples" / "example_eval.yaml"
+    overrides = {p: "x" for p in blank_paths(config)}
+    overrides.update({"execution.hostname": "h", "execution.output_dir": "/lustre/out"})
+    result = dry_run(config, overrides)
+    assert result.returncode == 0, result.stderr[-2000:]
+    # the run.sub of each task (auto_export adds an export.sbatch inside each)
+    scripts = [s for s in result.scripts if "\nTASK_DIR=" in s]
+    assert len(scripts) == 7
+    for index, script in enumerate(scripts):
+        (inv,) = re.findall(r'^NEL_INVOCATION_ID="([0-9a-f]{16})"$', script, re.M)
+        copy = tmp_path / str(index) / "run"
+        copy.mkdir(parents=True)
+        (copy / "run.sub").write_text(script)
+        assert job_label(copy, inv) == f"{inv}.{index}"
+
+
+def test_a_placeholder_says_where_to_find_the_id(tmp_path):
+    """No run.sub (or one without the lines) and a name that says nothing: the command
+    keeps a placeholder and says where its value is found."""
+    from evalkit.runs.layout import TaskRun
+    from evalkit.status.cancel import kill_words
+
+    copy = tmp_path / "run"
+    copy.mkdir()
+    (copy / "run.sub").write_text("#!/bin/bash\nsrun true\n")
+    words = kill_words(TaskRun("run", copy, copy / "artifacts", None))
+    assert words.startswith("nel kill JOB_ID; ")
+    assert "`nel ls runs`" in words and "`<task>.<n>`" in words
+    named = tmp_path / "simple_evals.gpqa_diamond.2"
+    named.mkdir()
+    words = kill_words(TaskRun("gpqa", named, named / "artifacts", None))
+    assert words.startswith("nel kill INVOCATION_ID.2; ") and "`nel ls runs`" in words
 
 
 @pytest.mark.launcher  # runs the real nel 0.2.6
@@ -324,3 +411,15 @@ def test_clean_preflight_ends_at_the_pinned_dry_run_with_its_overrides(run_cli):
         f"  scripts/nel-gym.sh run --config {config} -o execution.account=me --dry-run   "
         "(the pinned nel 0.2.6 dry-run; or: evalkit preflight CONFIG --with-launcher)"
     ]
+
+
+def test_validate_resubmits_a_renamed_copy_where_its_run_sub_ran(tmp_path, run_cli):
+    """A task copied off the cluster as `run/`: the sbatch goes to the task directory its
+    run.sub records (TASK_DIR), where the job's paths point, not to the copy."""
+    task = tmp_path / "run"
+    shutil.copytree(CANARY, task)
+    (task / "artifacts" / "evaluator_rollouts_aggregate_metrics.json").unlink()
+    code, out, _ = run_cli("validate", task)
+    assert code == 1
+    cluster = f"/lustre/evals/mrcr/20261130_101507-{CANARY_INVOCATION}/nemo_gym.0"
+    assert f"  (cd {cluster} && rm -f .slurm_job_id.list .accumulated_walltime && sbatch" in out

@@ -8,6 +8,7 @@ setuptools would (or not, as on a machine without a compiler).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -122,3 +123,18 @@ def test_the_test_and_ci_scripts_are_shellcheck_clean():
         text=True,
     )
     assert proc.returncode == 0, proc.stdout
+
+
+def test_the_readme_test_command_says_how_the_browser_tests_get_chromium():
+    """`.ci/run` installs the package the browser tests need before `bash tests/run.sh`;
+    the README's test command, run by hand, must say so (else they are skipped)."""
+    ci = (REPO / ".ci" / "run").read_text()
+    (package,) = re.findall(r"apt-get install -y -qq (\S+)", ci)
+    readme = (REPO / "README.md").read_text()
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "bash tests/run.sh" in quick
+    paragraph = quick.split("The second command runs the whole test suite", 1)[1]
+    assert f"apt-get install {package}" in paragraph
+    assert "tests/test_report.py" in paragraph and "skipped" in paragraph
+    test_report = (REPO / "tests" / "test_report.py").read_text()
+    assert f'shutil.which("{package}")' in test_report  # the name the tests look for

@@ -303,3 +303,110 @@ def test_an_unwritable_evalkit_home_is_one_line_not_a_wait(read_only_skill, env,
         assert proc.returncode == 2, (home, proc.stderr)
         assert proc.stderr.count("\n") == 1 and "EVALKIT_HOME" in proc.stderr, proc.stderr
         assert "waiting" not in proc.stderr
+
+
+# ---------------------------------------------------------------- the stamp, no index
+# A stand-in for uv (`uv venv` makes bin/python a shim to this interpreter, where evalkit
+# is installed; `uv pip install` only logs), and a base interpreter that logs its calls:
+# the wrapper's own logic runs for real, each build and each Python process counted.
+FAKE_UV = """#!/usr/bin/env bash
+set -eu
+if [ "$1" = venv ]; then
+  venv=${@: -1}
+  mkdir -p "$venv/bin"
+  printf '#!/bin/sh\\necho venv >>"%s"\\nexec "%s" "$@"\\n' "$CALLS" "$REAL_PYTHON" \\
+    >"$venv/bin/python"
+  chmod +x "$venv/bin/python"
+elif [ "$1" = pip ]; then
+  echo "build $*" >>"$CALLS"
+fi
+"""
+BASE_PYTHON = '#!/bin/sh\necho base >>"$CALLS"\nexec "$REAL_PYTHON" "$@"\n'
+
+
+@pytest.fixture
+def stub_env(env, tmp_path):
+    bin_dir = tmp_path / "stub-bin"
+    bin_dir.mkdir()
+    for name, text in (("uv", FAKE_UV), ("python3", BASE_PYTHON)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    env.pop("EVALKIT_NO_UV")
+    env.update(
+        PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
+        EVALKIT_PYTHON=str(bin_dir / "python3"),
+        REAL_PYTHON=sys.executable,
+        CALLS=str(tmp_path / "calls.log"),
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    return env
+
+
+def _calls(env) -> list[str]:
+    path = Path(env["CALLS"])
+    lines = path.read_text().splitlines() if path.exists() else []
+    path.unlink(missing_ok=True)
+    return lines
+
+
+def test_a_current_environment_costs_one_python_process(tmp_path, stub_env):
+    skill = _install_copy(tmp_path / "evaluation")
+    script = skill / "scripts" / "evalkit"
+    first = _run(script, "--version", env=stub_env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == f"evalkit {__version__}"
+    assert "first run, creating environment" in first.stderr
+    builds = [c for c in _calls(stub_env) if c.startswith("build ")]
+    assert len(builds) == 1 and "--compile-bytecode" in builds[0]  # bytecode at install
+    again = _run(script, "--version", env=stub_env)
+    assert (again.returncode, again.stderr) == (0, "")
+    assert _calls(stub_env) == ["venv"]  # no base interpreter, no hash run: one process
+    code = _run(script, "check-skill", str(tmp_path / "no-such-dir"), env=stub_env)
+    assert code.returncode == 2 and code.stderr.startswith("evalkit check-skill: error: ")
+
+
+def test_an_edited_source_rebuilds_and_an_unchanged_tree_does_not(tmp_path, stub_env):
+    skill = _install_copy(tmp_path / "evaluation")
+    script = skill / "scripts" / "evalkit"
+    assert _run(script, "--version", env=stub_env).returncode == 0
+    _calls(stub_env)
+    # What the stamp leaves out: build products beside the sources, README.md.
+    package = skill / "tools" / "evalkit"
+    (package / "_seqmatch.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    (package / "__pycache__").mkdir(exist_ok=True)
+    (package / "__pycache__" / "cli.cpython-311.pyc").write_bytes(b"\0")
+    (skill / "README.md").write_text("edited\n")
+    quiet = _run(script, "--version", env=stub_env)
+    assert (quiet.returncode, quiet.stderr) == (0, "")
+    assert _calls(stub_env) == ["venv"]
+    # A source edited in place (same size: the modification time tells it)...
+    cli = package / "cli.py"
+    text = cli.read_text()
+    cli.write_text(text.replace("prog=", "prog=", 1))
+    stat_ = cli.stat()
+    os.utime(cli, ns=(stat_.st_atime_ns, stat_.st_mtime_ns + 10**9))
+    rebuilt = _run(script, "--version", env=stub_env)
+    assert rebuilt.returncode == 0 and rebuilt.stdout.strip() == f"evalkit {__version__}"
+    assert "rebuilding the environment" in rebuilt.stderr
+    assert len([c for c in _calls(stub_env) if c.startswith("build ")]) == 1
+    # ... and a new file under tools/.
+    (skill / "tools" / "evalkit" / "extra.py").write_text("X = 1\n")
+    assert "rebuilding" in _run(script, "--version", env=stub_env).stderr
+    assert _run(script, "--version", env=stub_env).stderr == ""
+
+
+def test_python3_found_through_another_path_does_not_rebuild(tmp_path, stub_env):
+    """Without EVALKIT_PYTHON the stamp does not name the interpreter's path: an activated
+    venv of the same Python (another python3 first on PATH) reuses the environment."""
+    skill = _install_copy(tmp_path / "evaluation")
+    script = skill / "scripts" / "evalkit"
+    base = Path(stub_env.pop("EVALKIT_PYTHON"))
+    assert "first run" in _run(script, "--version", env=stub_env).stderr
+    other = tmp_path / "activated" / "bin"
+    other.mkdir(parents=True)
+    shutil.copy(base, other / "python3")
+    stub_env["PATH"] = f"{other}{os.pathsep}{stub_env['PATH']}"
+    again = _run(script, "--version", env=stub_env)
+    assert (again.returncode, again.stderr) == (0, "")
+    stub_env["EVALKIT_PYTHON"] = str(base)  # an interpreter named on purpose: rebuilt for it
+    assert "rebuilding" in _run(script, "--version", env=stub_env).stderr

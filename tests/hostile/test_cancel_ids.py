@@ -25,20 +25,22 @@ from .conftest import CANARY
 
 CANARY_TASK = CANARY / "nemo_gym.0"
 CANARY_ID = "f33fc0132db67489"
+CANARY_DIR = f"/lustre/evals/mrcr/20261130_101507-{CANARY_ID}/nemo_gym.0"  # its TASK_DIR
 INV = "0a1b2c3d4e5f6789"
 PIN = "a431501aa294f3237d472aaf58dd1e5026156ea8"
 
 
 def task_copy(parent: Path, name: str, run_sub_id: str | None, doomed: bool = True) -> Path:
     """The canary as a running task NAME under PARENT; its run.sub names RUN_SUB_ID (None:
-    the line removed)."""
+    the line removed) and, as the launcher writes it, the task directory PARENT/NAME on the
+    cluster (TASK_DIR, the --output paths)."""
     task = parent / name
     shutil.copytree(CANARY_TASK, task, copy_function=shutil.copy)  # fresh mtimes
     for done in ("evaluator_rollouts_aggregate_metrics.json", "results.yml"):
         (task / "artifacts" / done).unlink()
     (task / "artifacts" / "eval_factory_metrics.json").unlink()
     run_sub = task / "run.sub"
-    text = run_sub.read_text()
+    text = run_sub.read_text().replace(CANARY_DIR, f"/lustre/evals/mrcr/{parent.name}/{name}")
     line = f'NEL_INVOCATION_ID="{CANARY_ID}"\n'
     run_sub.write_text(
         text.replace(line, f'NEL_INVOCATION_ID="{run_sub_id}"\n' if run_sub_id else "")
@@ -157,3 +159,22 @@ def test_the_real_resume_takes_an_invocation_id_only(nel_launcher, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "Invocation ID to resume" in result.stdout
     assert "job" not in result.stdout.lower().split("positional", 1)[-1].split("options")[0]
+
+
+def test_a_hostile_recorded_task_dir_is_data(tmp_path):
+    """TASK_DIR is read as a path, never run: only its `<task>.<n>` tail gives the index,
+    and the resubmit words quote it as one shell word."""
+    from evalkit.runs.invocation import recorded, task_index
+    from evalkit.runs.layout import TaskRun
+    from evalkit.status.cancel import resume_words
+
+    copy = tmp_path / "run"
+    copy.mkdir()
+    where = "/lustre/$(touch pwned)/x\u202e;y/nemo_gym.4"
+    (copy / "run.sub").write_text(f'#!/bin/bash\nTASK_DIR="{where}"\nNEL_INVOCATION_ID="{INV}"\n')
+    assert recorded(copy).task_dir == where and task_index(copy) == 4
+    assert job_id(copy, invocation_id(copy)) == f"{INV}.4"
+    words = resume_words(TaskRun("run", copy, copy / "artifacts", None))
+    assert "\u202e" not in words and "'/lustre/$(touch pwned)/x\\u202e;y/nemo_gym.4'" in words
+    (copy / "run.sub").write_text('#!/bin/bash\nTASK_DIR="/lustre/a/b\nc.4"\n')
+    assert task_index(copy) is None  # a value split across lines is not the launcher's

@@ -155,6 +155,59 @@ def test_nel009_lists_candidates_when_nothing_decides():
     assert "simple_evals.gpqa_diamond" in finding.fix
 
 
+# The launcher's own 0.1.46 example with a chat URL and bare task names (restated in
+# corpus_history from NVIDIA-NeMo/Evaluator, tag nemo-evaluator-launcher-v0.1.46).
+CHAT_EXAMPLE = FIXTURES.parent / "corpus_history" / "v0_1_46_local_llama_3_1_8b_instruct.yaml"
+
+
+def _chat_example(first: str, extra: str) -> str:
+    text = CHAT_EXAMPLE.read_text()
+    assert "url: https://integrate.api.nvidia.com/v1/chat/completions" in text
+    assert "  - name: ifeval\n" in text
+    return text.replace("  - name: ifeval\n", f"  - name: {first}\n  - name: {extra}\n", 1)
+
+
+def _names(text: str) -> list[str]:
+    return [
+        line.split(":", 1)[1].strip() for line in text.split("\n") if line.startswith("  - name:")
+    ]
+
+
+def test_nel009_safe_fix_keeps_the_chat_endpoint_of_the_example():
+    """lm-evaluation-harness.mmlu_pro serves completions only: beside the chat URL the
+    other task's harness is no evidence, and the choice is left with its candidates."""
+    text = _chat_example("lm-evaluation-harness.ifeval", "mmlu_pro")
+    outcome = fix(text)
+    assert "mmlu_pro" in _names(outcome.text)
+    assert "lm-evaluation-harness.mmlu_pro" not in outcome.text
+    left = [f for f in errors(outcome.remaining, "NEL009") if "mmlu_pro" in f.message]
+    assert left and "simple_evals.mmlu_pro (chat)" in left[0].fix
+    assert "lm-evaluation-harness.mmlu_pro (completions)" in left[0].fix
+    unsafe = fix_text(text, "config.yaml", Options(env=FIXTURE_ENV, unsafe=True))
+    assert "simple_evals.mmlu_pro" in _names(unsafe.text)  # the unsafe fix picks by type
+
+
+def test_nel009_safe_fix_does_not_follow_a_codec_task_to_a_chat_url():
+    """codec.* (contamination detection) serves completions only: one codec task in a chat
+    config must not pull ifeval and gpqa_diamond into it."""
+    text = _chat_example("ifeval", "codec.hle")
+    outcome = fix(text)
+    names = _names(outcome.text)
+    assert "ifeval" in names and "gpqa_diamond" in names
+    assert not [n for n in names if n.startswith("codec.") and n != "codec.hle"]
+    fixes = " ".join(f.fix for f in errors(outcome.remaining, "NEL009"))
+    assert "codec.ifeval (completions)" in fixes and "lm-evaluation-harness.ifeval (chat)" in fixes
+    assert "simple_evals.gpqa_diamond (chat)" in fixes
+
+
+def test_nel009_safe_fix_qualifies_when_the_harness_serves_the_stated_type():
+    text = _chat_example("simple_evals.mmlu_pro", "simple_evals.mgsm")
+    outcome = fix(text)  # gpqa_diamond: simple_evals serves chat
+    assert "simple_evals.gpqa_diamond" in _names(outcome.text)
+    text = _chat_example("lm-evaluation-harness.ifeval", "mmlu_pro\n    endpoint_type: completions")
+    assert "lm-evaluation-harness.mmlu_pro" in _names(fix(text).text)  # the task says so
+
+
 def test_nel101_secret_literal_is_left_and_plain_values_get_lit():
     text = _generic(
         {

@@ -247,6 +247,19 @@ def generate():
         ],
         "one task: the evaluation's pre_cmd is the Gym task's",
     )
+    make(
+        "NEL411",
+        "fail",
+        "gym_install_without_gym_task",
+        "generic",
+        [
+            (
+                "  nemo_evaluator_config:\n    config:\n",
+                f"  pre_cmd: {install}\n  nemo_evaluator_config:\n    config:\n",
+            )
+        ],
+        "a Gym install step in a config with no Gym task",
+    )
 
     # NEL412
     make(

@@ -12,11 +12,12 @@ stop (or resume); one task examined is its job alone (status/cancel.py)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from evalkit.render.endings import checked_line, ending, fix_line, quote
 from evalkit.render.triage import triage_steps
-from evalkit.status.cancel import RESUME_FILES, job_label
+from evalkit.status.cancel import RESUME_FILES, id_hint, job_label, resubmit_dir
 from evalkit.status.monitor import FAILED, FINISHED, RESUME, STOP
 
 
@@ -43,6 +44,8 @@ def _kill(stopping: Sequence[Any], statuses: Sequence[Any]) -> list[str]:
         f"nel kill {target}   (on the machine that ran `nel run`; cancels the Slurm job)"
         for target in targets
     ]
+    hints = dict.fromkeys(h for t in targets if (h := id_hint(t)))
+    kills += [f"({hint})" for hint in hints]
     if any(s.benchmark == "mrcr" for s in stopping):  # launched through the pinned wrapper
         kills.append(
             f"(the same through the pinned launcher: scripts/nel-gym.sh kill {targets[0]})"
@@ -90,8 +93,9 @@ def status_ending(statuses: Sequence[Any]) -> str:
         if resume:
             steps.append(f"{s.task}: {resume[0].action}")
             if whole_resume is None and s in resuming:
+                where = quote(resubmit_dir(Path(s.path)))
                 steps.append(
-                    f"(cd {quote(s.path)} && rm -f {RESUME_FILES} && sbatch run.sub)   "
+                    f"(cd {where} && rm -f {RESUME_FILES} && sbatch run.sub)   "
                     f"(on the cluster: resubmits {s.task}'s job alone)"
                 )
         elif s.state == FINISHED:

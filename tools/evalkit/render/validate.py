@@ -85,7 +85,7 @@ def _resume(run: str | None, names: set[str | None]) -> list[str]:
     launcher resubmits one job (status/cancel.py)."""
     from evalkit.runs.invocation import invocation_id
     from evalkit.runs.layout import names_one_task, resolve_task_runs
-    from evalkit.status.cancel import INVOCATION_PLACEHOLDER, RESUME_FILES
+    from evalkit.status.cancel import INVOCATION_PLACEHOLDER, RESUME_FILES, resubmit_dir
 
     if not run:
         return [f"nel resume {INVOCATION_PLACEHOLDER}   (on the machine that ran `nel run`)"]
@@ -96,7 +96,7 @@ def _resume(run: str | None, names: set[str | None]) -> list[str]:
         inv = next(iter(ids)) or INVOCATION_PLACEHOLDER
         return [f"nel resume {inv}   (on the machine that ran `nel run`; every job of it)"]
     return [
-        f"(cd {quote(t.task_dir)} && rm -f {RESUME_FILES} && sbatch run.sub)   (on the "
-        f"cluster: resubmits {t.name}'s job alone, as `nel resume` does per job)"
+        f"(cd {quote(resubmit_dir(t.task_dir))} && rm -f {RESUME_FILES} && sbatch run.sub)   "
+        f"(on the cluster: resubmits {t.name}'s job alone, as `nel resume` does per job)"
         for t in chosen
     ]

@@ -15,12 +15,11 @@ from evalkit.checks.failures.model import TaskFacts
 from evalkit.checks.failures.scan import LogFacts
 from evalkit.errors import InputError
 from evalkit.inputs import read_bytes
-from evalkit.runs.invocation import invocation_id
+from evalkit.runs.invocation import invocation_id, task_index
 from evalkit.runs.jobtimes import walltime_from_run_sub
 from evalkit.runs.layout import TaskRun
 from evalkit.secrets.quote import redact_quoted
 
-_INDEX = re.compile(r"\.(\d+)$")
 _MAX_WALLTIME = re.compile(r'^_max_walltime="([^"\n]{1,32})"', re.MULTILINE)
 _TIMEOUT = re.compile(r"^TIMEOUT=(\d{1,9})$", re.MULTILINE)
 _NODES = re.compile(r"^#SBATCH\s+--nodes[=\s]+(\d{1,6})", re.MULTILINE)
@@ -80,8 +79,8 @@ def task_facts(task: TaskRun, logs: LogFacts) -> TaskFacts:
     facts = TaskFacts(gym=task.is_gym)
     # the run model's one reader: run.sub's NEL_INVOCATION_ID, else the launcher's folder name
     facts.invocation_id = invocation_id(task.task_dir)
-    index = _INDEX.search(task.task_dir.name)
-    facts.job_index = index.group(1) if index else None
+    index = task_index(task.task_dir)  # run.sub's recorded <task>.<n>, else the folder's
+    facts.job_index = None if index is None else str(index)
     run_sub = task.task_dir / "run.sub"
     text = ""
     if run_sub.is_file():

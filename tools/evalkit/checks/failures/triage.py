@@ -27,6 +27,7 @@ from evalkit.checks.failures.model import (
 )
 from evalkit.checks.failures.rules import BY_ID, RULES
 from evalkit.checks.failures.scan import LogFacts, LogScanner, scan_logs
+from evalkit.runs.invocation import INVOCATION_PLACEHOLDER, JOB_PLACEHOLDER, id_hint
 from evalkit.runs.layout import TaskRun
 
 FINISHED_STATES = ("finished",)
@@ -131,10 +132,12 @@ def warn_early(t: TaskTriage) -> None:
         )
         return
     # plain-word placeholders: pasted unfilled they fail as an unknown id, never redirect
-    inv = t.facts.invocation_id or "INVOCATION_ID"
-    job = f"{inv}.{t.facts.job_index}" if t.facts.job_index else "JOB_ID"
+    inv = t.facts.invocation_id or INVOCATION_PLACEHOLDER
+    job = f"{inv}.{t.facts.job_index}" if t.facts.job_index else JOB_PLACEHOLDER
     t.verdict = "stop it now: it will not succeed as configured; make the change first"
     t.next = [f"nel kill {job}   (on the machine that ran `nel run`; cancels the Slurm job)"]
+    if hint := id_hint(job):
+        t.next.append(f"({hint})")
     for n, change in enumerate(first.changes):
         if n == 0 or change.joint:
             t.next.append(f"change in {config_name(t.facts)}: {change.key}: {change.value}")
@@ -142,7 +145,7 @@ def warn_early(t: TaskTriage) -> None:
 
 
 def _resume(facts: TaskFacts) -> str:
-    inv = facts.invocation_id or "INVOCATION_ID"
+    inv = facts.invocation_id or INVOCATION_PLACEHOLDER
     # nel 0.2.6 resumes whole invocations only (cli/resume.py): say so, and how one job goes
     return (
         f"nel resume {inv}   (resubmits every job of the invocation; this job alone: "

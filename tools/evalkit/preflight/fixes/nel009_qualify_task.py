@@ -6,8 +6,16 @@ The harness is taken from what the file itself says: the harnesses its other tas
 becomes that candidate. Refuses, and the finding lists the candidates, when none or
 several fit: which harness's scoring you want is your choice. (Sampling params do not
 decide it: the generated 0.2.6 catalog lists task names per harness, not their params.)
+
+Where the config states an endpoint type (the task's `endpoint_type`, or a chat or
+completions target URL with `deployment: none`), the candidate must serve it in 0.2.6's
+task registry: the launcher accepts `lm-evaluation-harness.mmlu_pro` (completions only)
+beside a chat URL and sends completions requests to it, so another task's harness is no
+evidence then. Such a name is left to `--unsafe-fixes` (which picks by endpoint type) or
+the user; the finding lists the candidates with the types each serves.
 """
 
+from evalkit.config.task_history import endpoint_type, endpoint_types
 from evalkit.config.tasks import catalog, refusal
 from evalkit.preflight.fixes import fixer
 
@@ -51,7 +59,15 @@ def fix(doc, hit, ctx):
         return False
     known = evidence(ctx.cfg, path[2])
     fits = [c for c in found.choices if c.split(".", 1)[0] in known]
-    if len(fits) != 1:
+    if len(fits) != 1 or not _serves_stated_type(ctx.cfg, path, name, fits[0]):
         return False
     doc.set(path, fits[0])
     return True
+
+
+def _serves_stated_type(cfg, path, name, choice) -> bool:
+    """True unless the config states an endpoint type that CHOICE is not known to serve.
+    (When every candidate serves it, so does CHOICE: the harness evidence decides.)"""
+    task = cfg.get(path[:-1])
+    kind, _ = endpoint_type(cfg, task if isinstance(task, dict) else {})
+    return kind is None or kind in endpoint_types(name).get(choice, ())
