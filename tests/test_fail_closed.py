@@ -15,6 +15,7 @@ from helpers.rungen import make_items, write_mrcr_run
 from helpers.suite_edits import (
     BASE_GPQA,
     GPQA,
+    MRCR,
     RESPONSES,
     copy_sides,
     lengthen_replies,
@@ -246,3 +247,34 @@ def test_an_inconclusive_scicode_row_asks_for_runs_not_repeats():
     steps = " ".join(next_steps(doc))
     assert "more independent runs" in steps and "num_repeats stays 1" in steps
     assert "or with more repeats" not in steps
+
+
+# ---- issue 49: verbosity beside the verdict ---------------------------------------------
+
+
+def test_a_candidate_thirty_percent_more_verbose_is_flagged_and_the_pair_is_not(run_cli, tmp_path):
+    base, cand = copy_sides(tmp_path)
+    _, doc = _doc(run_cli, base, cand)
+    assert {r["verbosity"]["status"] for r in doc["tasks"]} == {"ok"}
+
+    metrics = cand / GPQA / "artifacts" / "eval_factory_metrics.json"
+    # 1.3 x the baseline's 28.85 (the candidate's own was 28.89)
+    sub_text(metrics, r'"avg_completion_tokens": 28\.89', '"avg_completion_tokens": 37.505')
+
+    def longer(_i: int, rec: dict) -> dict:
+        usage = (rec.get("response") or {}).get("usage")
+        if usage:
+            usage["output_tokens"] = round(usage["output_tokens"] * 1.3)
+        return rec
+
+    map_rollouts(cand / MRCR, longer)
+    code, doc = _doc(run_cli, base, cand)
+    rows = {r["benchmark"]: r for r in doc["tasks"]}
+    assert rows["gpqa"]["verbosity"]["status"] == "longer"
+    assert abs(rows["gpqa"]["verbosity"]["relative_change"] - 0.3) < 1e-3
+    assert rows["mrcr"]["verbosity"]["status"] == "longer"
+    assert "not an accuracy change" in rows["gpqa"]["verbosity"]["message"]
+    assert rows["gpqa"]["verdict"] == "no_regression"  # a cost, never the verdict
+    assert any(r.startswith("verbosity beyond 5 %") for r in doc["reasons"])
+    _, note, _ = run_cli("compare", base, cand, "--format", "markdown", *WIDE)
+    assert "### Verbosity" in note and "**FLAGGED**" in note

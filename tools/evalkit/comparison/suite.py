@@ -24,6 +24,7 @@ from evalkit.comparison.pooled import pooled_row, split_runs
 from evalkit.comparison.sides import SuiteTask, load_side, read_gym_side, to_points
 from evalkit.comparison.task_trust import all_checks, side_of_run
 from evalkit.comparison.trust import ACCEPTED, FAIL, NOTE, UNVERIFIED, missing_where, unverified
+from evalkit.comparison.verbosity import verbosity
 from evalkit.errors import InputError
 from evalkit.runs.layout import task_name
 from evalkit.runs.run import load_runs
@@ -226,6 +227,15 @@ def _pools(
     return out
 
 
+def _apply_verbosity(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
+    """The candidate's mean completion tokens against the baseline's: a warning beyond 5 %
+    (comparison/verbosity.py), never a change of the verdict."""
+    found = verbosity(base.view, cand.view)
+    row["verbosity"] = found
+    if found["status"] in ("longer", "shorter"):
+        row["notes"] = list(row.get("notes") or []) + [f"verbosity: {found['message']}"]
+
+
 def _settle(row: dict[str, Any]) -> None:
     """Fail closed: a row whose checks could not all run is `unverified`, never
     `no_regression` (nor `inconclusive`, which would ask for more items, not evidence);
@@ -333,6 +343,7 @@ def compare_suite(
             _apply_trust(row, b, c, accepted)
         _apply_fingerprint(row, b, c, accepted)
         _settle(row)
+        _apply_verbosity(row, b, c)
         row["validation"] = {"base": b.validation[0], "cand": c.validation[0]}
         row["source"] = {"base": _score_source(b), "cand": _score_source(c)}
         row["margin_rule"] = margin.describe()
@@ -383,6 +394,15 @@ def suite_gate(rows: list[dict[str, Any]]) -> tuple[str, list[str]]:
     ]
     if accepted:
         reasons.append(f"accepted without evidence (--accept): {', '.join(accepted)}")
+    verbose = [
+        f"{row['benchmark']} {row['verbosity']['relative_change']:+.0%}"
+        for row in rows
+        if (row.get("verbosity") or {}).get("status") in ("longer", "shorter")
+    ]
+    if verbose:
+        reasons.append(
+            "verbosity beyond 5 % (a cost, not an accuracy finding): " + ", ".join(verbose)
+        )
     if "regression" in by_verdict:
         return "fail", reasons
     if "not_comparable" in by_verdict or far:

@@ -129,6 +129,17 @@ def _gaps(tasks: list[dict[str, Any]]) -> list[str]:
     return ["### Unproven: unverified checks and accepted gaps", "", *out, ""]
 
 
+def _verbosity(tasks: list[dict[str, Any]]) -> list[str]:
+    """Each task's mean completion tokens, base against candidate (a cost, not accuracy)."""
+    out = []
+    for t in tasks:
+        v = t.get("verbosity")
+        if v:
+            mark = "**FLAGGED** " if v["status"] in ("longer", "shorter") else ""
+            out.append(f"- {_cell(t['benchmark'])}: {mark}{_cell(v['message'])}")
+    return ["### Verbosity", "", *out, ""] if out else []
+
+
 def pairing_phrase(p: dict[str, Any]) -> str:
     """Every item in its class: paired, only in one run, asked with another prompt."""
     words = (
@@ -189,6 +200,7 @@ def render_release_note(doc: dict[str, Any]) -> str:
         "",
         *_trust(doc["tasks"]),
         "",
+        *_verbosity(doc["tasks"]),
         f"### Verdict: {_cell(doc['gate'])}",
         "",
         *_verdicts(doc),

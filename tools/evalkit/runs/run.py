@@ -85,6 +85,8 @@ class RolloutPass:
     duplicate_keys: int = 0  # distinct task indices sharing one item's content (merged)
     fingerprints: dict[tuple[ItemKey, int], Fingerprint] = field(default_factory=dict)
     aggregate: Any = None  # the plan's fold (MRCR: Gym's aggregate, recomputed)
+    output_tokens: int = 0  # summed over unique slots whose response reports usage
+    answered: int = 0  # unique slots whose response reports usage (a successful call)
 
     @property
     def first_agent(self) -> str | None:
@@ -314,6 +316,9 @@ def scan_rollouts(path: Path, plan: PassPlan = GENERIC) -> RolloutPass:
                 result.fingerprints.setdefault((item, r.rollout_index), fingerprint)
                 if r.reward is not None:
                     result.rewards.append(float(r.reward))
+                if not r.usage_missing and r.output_tokens is not None:
+                    result.answered += 1
+                    result.output_tokens += r.output_tokens
                 reward = 0.0 if r.reward is None else float(r.reward)
                 slot_rewards.setdefault(item, []).append(reward)
             line_start = result.stats.bytes_read
