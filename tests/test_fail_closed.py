@@ -278,3 +278,5 @@ def test_a_candidate_thirty_percent_more_verbose_is_flagged_and_the_pair_is_not(
     assert any(r.startswith("verbosity beyond 5 %") for r in doc["reasons"])
     _, note, _ = run_cli("compare", base, cand, "--format", "markdown", *WIDE)
     assert "### Verbosity" in note and "**FLAGGED**" in note
+    _, page, _ = run_cli("report", base, cand, "--format", "markdown", *WIDE)
+    assert "- verbosity: **flagged**: the candidate answers 30% longer" in page

@@ -228,6 +228,10 @@ def render_html(doc: dict[str, Any], title: str = "Release comparison") -> str:
                 f"baseline {_num(ref['distance'], sign=True)} points, tolerance "
                 f"{_num(ref['tolerance'])}: <b>{_e(ref['status'])}</b></p>"
             )
+        verbose = row.get("verbosity")
+        if verbose:
+            flag = "<b>flagged</b>: " if verbose["status"] in ("longer", "shorter") else ""
+            parts.append(f"<p>Verbosity: {flag}{_e(verbose['message'])}</p>")
         parts.append(_trust_html(row))
         parts.append(_provenance_html(row))
     parts.append(
@@ -296,6 +300,10 @@ def render_markdown(doc: dict[str, Any], title: str = "Release comparison") -> s
                 f"- reference {_num(ref['score'])} ({_md(ref['source'] or 'no source')}): "
                 f"baseline {_num(ref['distance'], sign=True)} points -> {_md(ref['status'])}"
             )
+        verbose = row.get("verbosity")
+        if verbose:
+            flag = "**flagged**: " if verbose["status"] in ("longer", "shorter") else ""
+            out.append(f"- verbosity: {flag}{_md(verbose['message'])}")
         for c in row.get("trust") or []:
             if c["status"] != "pass":
                 out.append(f"- trust {_md(c['status'])}: {_code(c['id'])} {_md(c['message'])}")
