@@ -195,19 +195,22 @@ def _runs_not_repeats(task: dict[str, Any]) -> bool:
     return any(name in names for name in RUNS_NOT_REPEATS)
 
 
+def unproven(tasks: list[dict[str, Any]], *statuses: str):
+    """(task, check, its name for --accept) of each check with one of STATUSES."""
+    for t in tasks:
+        for c in t.get("trust") or []:
+            if c["status"] in statuses:
+                yield t, c, c.get("field") or c["id"]
+
+
 def _unverified_steps(doc: dict[str, Any]) -> list[str]:
     """What to record so the next comparison can verify what this one could not."""
-    steps: list[str] = []
-    for t in doc["tasks"]:
-        for c in t.get("trust") or []:
-            if c["status"] != "unverified":
-                continue
-            name = c.get("field") or c["id"]
-            record = f"; record it next time: {c['record']}" if c.get("record") else ""
-            steps.append(
-                f"{t['benchmark']}: {name} unverified ({c['message']}){record}; or, knowing "
-                f"the gap, compare again with --accept {name}"
-            )
+    steps = [
+        f"{t['benchmark']}: {name} unverified ({c['message']})"
+        + (f"; record it next time: {c['record']}" if c.get("record") else "")
+        + f"; or, knowing the gap, compare again with --accept {name}"
+        for t, c, name in unproven(doc["tasks"], "unverified")
+    ]
     return list(dict.fromkeys(steps))
 
 

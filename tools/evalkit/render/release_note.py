@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from evalkit.render.compare_next import already_ran, compare_command, next_steps
+from evalkit.render.compare_next import already_ran, compare_command, next_steps, unproven
 from evalkit.render.inert import inert_data, md_code, md_text
 
 _TRUST_MARK = {
@@ -113,17 +113,12 @@ def _trust(tasks: list[dict[str, Any]]) -> list[str]:
 def _gaps(tasks: list[dict[str, Any]]) -> list[str]:
     """Every check that did not prove its point: evidence absent (unverified) or waived by
     the user (accepted), first in the note, as plainly as a failure."""
-    out = []
-    for t in tasks:
-        for c in t.get("trust") or []:
-            if c["status"] not in ("unverified", "accepted"):
-                continue
-            name = c.get("field") or c["id"]
-            record = f" Record next time: {_cell(c['record'])}." if c.get("record") else ""
-            out.append(
-                f"- {_cell(t['benchmark'])} **{_TRUST_MARK[c['status']]}** {_cell(name)}: "
-                f"{_cell(c['message'])}.{record}"
-            )
+    out = [
+        f"- {_cell(t['benchmark'])} **{_TRUST_MARK[c['status']]}** {_cell(name)}: "
+        f"{_cell(c['message'])}."
+        + (f" Record next time: {_cell(c['record'])}." if c.get("record") else "")
+        for t, c, name in unproven(tasks, "unverified", "accepted")
+    ]
     if not out:
         return []
     return ["### Unproven: unverified checks and accepted gaps", "", *out, ""]
