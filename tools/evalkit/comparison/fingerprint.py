@@ -4,8 +4,11 @@ what each difference means for the comparison.
 Every field has one declared consequence, with a one-line reason (the docs section in
 references/compare.md is generated from this table):
 - not_comparable: the delta would measure the setting as well as the checkpoint;
+- needs_acceptance: another serving or harness image; it blocks the pass until the user
+  accepts it knowingly (a quantized checkpoint may need a newer server);
 - warning: it may move the score, but it is a difference of the stack, worth a look;
-- note: a side did not record the field, so it could not be checked (never a pass).
+A field a side did not record is `unverified` when its difference would block (the row
+cannot pass: fail closed), else a `note`.
 The checkpoint differing is the point of the comparison: no finding (the trust check
 `checkpoint` already fails a pair that shares one).
 """

@@ -1,7 +1,10 @@
 """The run fingerprints of a pair, diffed (comparison/fingerprint.py) and turned into
 trust checks with id `fingerprint`, one per field that differs or was not recorded: a
-`not_comparable` consequence fails the task (the field named among its reasons), a
-`warning` is shown as `warn`, a `note` as `note`. The two records and the whole diff
+`not_comparable` consequence fails the task (the field named among its reasons), so does
+`needs_acceptance` unless the user accepts it (`--accept FIELD`); an unrecorded field that
+could block is `unverified` (the row cannot pass), a `warning` is shown as `warn`, a
+`note` as `note`. A setting a side recorded twice with two values fails
+(`record-agreement`, `record_checks`). The two records and the whole diff
 travel in the row's `fingerprint` (JSON), so text, JSON, the report and the release note
 agree. Fields a trust check of its own judges are kept in the diff, not repeated."""
 
