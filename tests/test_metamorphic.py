@@ -111,8 +111,10 @@ def m_gpqa_same_checkpoint(base: Path, cand: Path) -> None:
 
 
 def m_gpqa_reused_store(base: Path, cand: Path) -> None:
+    """The item store and the scores it made, carried over (the issue's 198 of 198)."""
     lengthen_replies(base / BASE_GPQA, "base")
     shutil.copy(base / BASE_GPQA / STORE, cand / GPQA / STORE)
+    shutil.copy(base / BASE_GPQA / "artifacts/results.yml", cand / GPQA / "artifacts/results.yml")
 
 
 def m_gpqa_reused_adapter_cache(base: Path, cand: Path) -> None:
