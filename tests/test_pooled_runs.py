@@ -101,3 +101,17 @@ def test_runs_that_replay_one_another_are_not_independent(run_cli, tmp_path):
     [row] = doc["tasks"]
     assert row["verdict"] == "not_comparable" and code == 1
     assert "replay one another" in row["reasons"][0]
+
+
+def test_a_rerun_of_a_task_without_a_runs_rule_on_one_side_is_refused(run_cli, tmp_path):
+    """Two invocations of GPQA on the baseline (a rerun beside the first) and one on the
+    candidate: not a pooled design; the user passes one invocation per side."""
+    base = _side(tmp_path / "base", [])
+    cand = _side(tmp_path / "cand", [])
+    key = ("gpqa_pass_at_1", "symbolic_correct")
+    for n, root in enumerate((base, base, cand)):
+        write_results_task(
+            root / f"20261201_10{n}000-{0xA0 + n:016x}", "gpqa_diamond", 70.0, 1.0, key
+        )
+    code, _, err = run_cli("compare", base, cand)
+    assert code == 2 and "gpqa is there 2 times on one side and 1 on the other" in err

@@ -170,4 +170,12 @@ def pooled_row(
     return row
 
 
-__all__ = ["MIN_RUNS", "minimum_runs", "pooled_row", "run_command", "run_score", "split_runs"]
+__all__ = [
+    "DEFAULT_MIN_RUNS",
+    "MIN_RUNS",
+    "minimum_runs",
+    "pooled_row",
+    "run_command",
+    "run_score",
+    "split_runs",
+]

@@ -20,7 +20,7 @@ from evalkit.comparison.headlines import compare_headlines
 from evalkit.comparison.items import compare_gym
 from evalkit.comparison.outcome_items import compare_outcomes
 from evalkit.comparison.pairing import check_keys, keyed, label, pair_sides
-from evalkit.comparison.pooled import pooled_row, split_runs
+from evalkit.comparison.pooled import DEFAULT_MIN_RUNS, minimum_runs, pooled_row, split_runs
 from evalkit.comparison.sides import SuiteTask, load_side, read_gym_side, to_points
 from evalkit.comparison.task_trust import all_checks, side_of_run
 from evalkit.comparison.trust import ACCEPTED, FAIL, NOTE, UNVERIFIED, missing_where, unverified
@@ -218,6 +218,15 @@ def _pools(
     for name in sorted(base_pools.keys() | cand_pools.keys()):
         b = base_pools.get(name) or [t for t in base if label(t) == name]
         c = cand_pools.get(name) or [t for t in cand if label(t) == name]
+        if b and c and len(b) != len(c) and minimum_runs(name) == DEFAULT_MIN_RUNS:
+            several = b if len(b) > len(c) else c
+            listed = ", ".join(t.view.task_dir.parent.name for t in several[:10])
+            raise InputError(
+                f"{name} is there {len(several)} times on one side and {min(len(b), len(c))} "
+                f"on the other ({listed}): pass one invocation directory per side, or as many "
+                "independent runs on each side to pool them",
+                several[0].view.task_dir.parent.parent,
+            )
         if b and c:
             out[name] = (b, c)
             for side, runs in ((base, b), (cand, c)):
