@@ -22,7 +22,6 @@ from helpers.failure_logs import (
     triage_of,
 )
 
-pytestmark = pytest.mark.launcher
 
 
 def text_of(cli, task, *extra):
@@ -81,6 +80,7 @@ def test_model_404_gets_the_served_name(tmp_path, cli):
     assert "nvidia/Nemotron-3-Nano" in cause["cause"]
 
 
+@pytest.mark.launcher
 def test_health_check_timeout_projects_the_load_time(tmp_path, cli):
     wait = health_wait_output(tmp_path, timeout=10)
     assert "Health check timeout after 10s" in wait  # the launcher's own line, by bash
@@ -186,6 +186,7 @@ def test_enroot_mount_names_the_missing_path(tmp_path, cli):
     assert "No such file or directory" in doc["triage"]["cause"]["cause"]
 
 
+@pytest.mark.launcher
 def test_server_died_without_a_specific_signature(tmp_path, cli):
     wait = health_wait_output(tmp_path, timeout=60, server_alive=False)
     assert "server process 2147483646 died" in wait  # the launcher's own line, by bash
@@ -194,6 +195,7 @@ def test_server_died_without_a_specific_signature(tmp_path, cli):
     assert doc["triage"]["cause"]["id"] == "server-died"
 
 
+@pytest.mark.launcher
 def test_the_specific_server_cause_wins_over_the_death(tmp_path, cli):
     wait = health_wait_output(tmp_path, timeout=60, server_alive=False)
     logs = {"slurm-4100001.log": wait, **signature_logs("vllm-kv-cache-too-small")}
@@ -206,6 +208,7 @@ def test_the_specific_server_cause_wins_over_the_death(tmp_path, cli):
 # ------------------------------------------------------------------ the attempt budget
 
 
+@pytest.mark.launcher
 def test_three_identical_failures_say_do_not_resubmit(tmp_path, cli):
     jobs = ["4100001", "4100002", "4100003"]
     wait = health_wait_output(tmp_path, timeout=10)
@@ -225,6 +228,7 @@ def test_three_identical_failures_say_do_not_resubmit(tmp_path, cli):
     assert "attempts: 3 Slurm jobs (4100001, 4100002, 4100003); the last 3 ended by" in out
 
 
+@pytest.mark.launcher
 def test_time_limits_while_starting_are_the_drain_loop(tmp_path, cli):
     jobs = ["4100001", "4100002", "4100003"]
     started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
@@ -245,6 +249,7 @@ def test_time_limits_while_starting_are_the_drain_loop(tmp_path, cli):
     assert "128 GPU-hours (16 GPUs)" in fix["why"]
 
 
+@pytest.mark.launcher
 def test_a_chain_of_time_limits_with_service_is_healthy_resuming(tmp_path, cli):
     jobs = ["4100001", "4100002"]
     served = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
@@ -261,6 +266,7 @@ def test_a_chain_of_time_limits_with_service_is_healthy_resuming(tmp_path, cli):
     assert _commands(triage["next"]) == [f"nel resume {INVOCATION}"]
 
 
+@pytest.mark.launcher
 def test_a_spent_chain_names_the_cost_of_another(tmp_path, cli):
     task = dead_task(tmp_path, {}, jobs=["4100001", "4100002"])
     said = chain_output(tmp_path, task, "4100001", "TIMEOUT", "08:00:00", "08:00:00")
@@ -345,6 +351,7 @@ def test_a_404_beside_answered_requests_is_not_the_cause(tmp_path, cli):
     assert doc["triage"]["warnings"] == []
 
 
+@pytest.mark.launcher
 def test_the_health_wait_about_to_give_up_warns_with_the_projection(tmp_path, cli):
     started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
     shards = (
@@ -361,6 +368,7 @@ def test_the_health_wait_about_to_give_up_warns_with_the_projection(tmp_path, cl
     assert code == 1
 
 
+@pytest.mark.launcher
 def test_a_chain_ended_by_a_failed_job_is_not_resumed(tmp_path, cli):
     task = dead_task(tmp_path, {}, jobs=["4100001", "4100002"])
     said = chain_output(tmp_path, task, "4100001", "FAILED", "00:12:00")
@@ -373,6 +381,7 @@ def test_a_chain_ended_by_a_failed_job_is_not_resumed(tmp_path, cli):
     assert not any(step.startswith("nel resume") for step in triage["next"])
 
 
+@pytest.mark.launcher
 def test_the_readme_shows_the_real_answer(tmp_path, cli):
     """README.md's dead-run block is this fixture's output (lines it elides aside)."""
     task = three_health_timeouts(tmp_path / "runs", tmp_path)
@@ -384,6 +393,7 @@ def test_the_readme_shows_the_real_answer(tmp_path, cli):
         assert line in produced, f"README line not in the output: {line!r}"
 
 
+@pytest.mark.launcher
 def test_a_copied_dead_folder_still_gets_its_cause(tmp_path, cli):
     """Files written a moment ago (a fresh copy or sync): the job's own last lines say it
     ended, so the task is not called starting."""
@@ -394,6 +404,7 @@ def test_a_copied_dead_folder_still_gets_its_cause(tmp_path, cli):
     assert doc["triage"]["cause"]["id"] == "health-check-timeout"
 
 
+@pytest.mark.launcher
 def test_the_eval_fixture_is_the_generated_run(tmp_path):
     """tests/evals/files/runs/dead-health-wait is three_health_timeouts' output, so the
     agent eval reads the real launcher's run.sub and lines."""
@@ -447,6 +458,7 @@ def test_values_a_cause_repeats_are_redacted(tmp_path, cli):
     assert token not in json.dumps(doc)
 
 
+@pytest.mark.launcher
 def test_a_late_health_wait_without_a_projection_is_watched_not_stopped(tmp_path, cli):
     started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
     # 12000 s into run.sub's 14400 s wait, no shard line to project from.
@@ -518,3 +530,13 @@ def test_a_config_path_with_a_control_character_is_one_exact_shell_word(tmp_path
     assert echo.stdout == odd
     _, out = text_of(cli, task)
     assert relaunch in out.splitlines()[-1]
+
+
+@pytest.mark.launcher
+def test_the_saved_run_sub_is_the_launchers_render():
+    """The task directories of the fast tier carry a checked-in copy of the real render;
+    it must stay what nel 0.2.6 writes for the example (python
+    tests/helpers/failure_logs.py --run-sub rewrites it)."""
+    from helpers.failure_logs import rendered_run_sub, saved_run_sub
+
+    assert saved_run_sub() == rendered_run_sub()

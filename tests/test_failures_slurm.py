@@ -7,7 +7,6 @@ import pytest
 
 from helpers.failure_logs import dead_task, signature_logs, triage_of
 
-pytestmark = pytest.mark.launcher
 
 
 # ------------------------------------------------------------------ SLURM's view
