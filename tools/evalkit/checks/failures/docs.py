@@ -55,7 +55,7 @@ def render() -> str:
             "",
             f"**Symptom.** {' '.join(_section(rule.doc, 'What it does').split())}",
             "",
-            f"**Evidence.** A line holding `{rule.needle}` in {logs}; the message comes "
+            f"**Evidence.** A line holding {' or '.join(f'`{n}`' for n in rule.needles)} in {logs}; the message comes "
             f"from {rule.source.text()}.",
             "",
             f"**Why.** {' '.join(_section(rule.doc, 'Why is this bad').split())}",

@@ -103,7 +103,7 @@ class FailureRule:
     name: str  # a few words
     doc: str  # What it does / Why is this bad / Fix
     source: Source
-    needle: str  # a literal every matching line contains (a cheap pre-filter)
+    needle: str | tuple[str, ...]  # literal(s): a matching line holds one (a cheap pre-filter)
     pattern: re.Pattern[str]
     logs: tuple[str, ...]  # log name prefixes it reads ("slurm-", "server-", "client-")
     resubmit: bool  # can the same config succeed if submitted again?
@@ -120,6 +120,22 @@ class FailureRule:
     # run.sub's chain resumes this end (a TIMEOUT): its queued follow-up job would fail
     # the same way, so the answer cancels it before the change.
     chain_continues: bool = False
+    # Other wordings of the same message (other versions), tried after PATTERN.
+    wordings: tuple[re.Pattern[str], ...] = ()
+    # Retrying can succeed by itself (a rate limit, a node, an interconnect): never
+    # "do not resubmit", whatever the attempt budget says.
+    transient: bool = False
+
+    @property
+    def needles(self) -> tuple[str, ...]:
+        return (self.needle,) if isinstance(self.needle, str) else self.needle
+
+    def match(self, line: str) -> re.Match[str] | None:
+        for pattern in (self.pattern, *self.wordings):
+            found = pattern.search(line)
+            if found:
+                return found
+        return None
 
     @property
     def summary(self) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalkit.checks.failures.fatal import Fatal, FatalReader
 from evalkit.checks.failures.model import FailureRule, Hit
 from evalkit.errors import InputError
 from evalkit.inputs import MAX_LINE_BYTES
@@ -54,6 +55,11 @@ class LogFacts:
     ready_jobs: set[str] = field(default_factory=set)
     loaded_files: set[str] = field(default_factory=set)
     prepare_lines: dict[str, int] = field(default_factory=dict)
+    fatal: dict[str, FatalReader] = field(default_factory=dict)  # log -> its fatal line
+
+    def fatal_line(self, name: str) -> Fatal | None:
+        reader = self.fatal.get(name)
+        return reader.best() if reader else None
 
     def first(self, rule_id: str) -> Hit | None:
         found = self.hits.get(rule_id)
@@ -80,11 +86,13 @@ def _feed(
 ) -> None:
     mine = [r for r in rules if name.startswith(r.logs)]
     job = job_of(name)
+    fatal = facts.fatal.setdefault(name, FatalReader())
     for line_no, line in enumerate(lines, start=first_line):
+        fatal.feed(line_no, line)
         for rule in mine:
-            if rule.needle not in line:
+            if not any(n in line for n in rule.needles):
                 continue
-            match = rule.pattern.search(line)
+            match = rule.match(line)
             if not match:
                 continue
             bucket = facts.hits.setdefault(rule.id, RuleHits())

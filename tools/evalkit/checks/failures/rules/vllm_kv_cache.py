@@ -3,17 +3,19 @@
 ## What it does
 Finds vLLM's startup check `To serve at least one request with the model's max seq len
 (N), (X GiB KV cache is needed, which is larger than the available KV cache memory (Y
-GiB)` in the server logs, with the longest context that fits when vLLM estimates it.
+GiB)` in the server logs, and its `No available memory for the cache blocks` (nothing
+left for the KV cache at all; vllm 0.26.0 kv_cache_utils.py:758).
 
 ## Why is this bad
 The server exits before it answers `/health`; run.sub's health wait then reports the
 server process died. The same config fails the same way every time.
 
 ## Fix
-Lower `--max-model-len` to the estimate vLLM printed (if the benchmark allows), or give
-the KV cache more room: a larger `--tensor-parallel-size` (the factor is the ratio
+Give the KV cache more room: a larger `--tensor-parallel-size` (the factor is the ratio
 needed/available), a higher `deployment.gpu_memory_utilization`, or an FP8 KV cache
-(`--kv-cache-dtype fp8`); vLLM's flags are in `deployment.command`.
+(`--kv-cache-dtype fp8`); vLLM's flags are in `deployment.command`. Never a lower
+`--max-model-len`: the config's value is what the task's prompts need (an MRCR 1M run
+keeps 1.1M), and vLLM's estimate of what fits would cut them.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import math
 import re
 
 from evalkit.checks.failures.model import RELAUNCH, Change, FailureRule, Hit, Source, TaskFacts
-from evalkit.checks.failures.rules._common import _int, flag_change, tp_change
+from evalkit.checks.failures.rules._common import _int, tp_change
 
 ID = "vllm-kv-cache-too-small"
 
@@ -30,18 +32,10 @@ ID = "vllm-kv-cache-too-small"
 def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
     g = hit.groups
     changes = []
-    estimate = g.get("estimate")
-    if estimate:
-        changes.append(
-            flag_change(
-                "--max-model-len",
-                estimate,
-                "vLLM's own estimate of the longest context the KV cache holds "
-                "(only if the benchmark's prompts fit in it)",
-            )
-        )
-    needed, available = float(g["needed"]), float(g["available"])
     tp = _int(facts.vllm_args.get("--tensor-parallel-size")) or 1
+    if "needed" not in g:  # no memory at all for the cache: no ratio to size from
+        return [tp_change(facts, tp * 2, f"twice {tp}: the weights spread over twice the GPUs")]
+    needed, available = float(g["needed"]), float(g["available"])
     if available > 0:
         factor = needed / available
         new_tp = tp * 2 ** max(1, math.ceil(math.log2(factor)))
@@ -55,6 +49,8 @@ def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
 
 def _cause(hit: Hit, facts: TaskFacts) -> str:
     g = hit.groups
+    if "needed" not in g:
+        return "vLLM had no GPU memory left for the KV cache after the weights, so it refused to start"
     return (
         f"vLLM needs {g['needed']} GiB of KV cache for one request of {g['len']} tokens "
         f"but has {g['available']} GiB, so it refused to start"
@@ -66,13 +62,14 @@ RULE = FailureRule(
     name="KV cache too small for max_model_len",
     doc=__doc__,
     source=Source("vllm", "0.26.0", "vllm/v1/core/kv_cache_utils.py", 779),
-    needle="KV cache is needed",
+    needle=("KV cache is needed", "No available memory for the cache blocks"),
     pattern=re.compile(
         r"max seq len \((?P<len>\d+)\), \((?P<needed>[\d.]+) GiB KV cache is needed, which is "
         r"larger than the available KV cache memory \((?P<available>[\d.]+) GiB\)\."
         r"(?: Based on the available memory, the estimated maximum model length is "
         r"(?P<estimate>\d+)\.)?"
     ),
+    wordings=(re.compile(r"No available memory for the cache blocks\."),),
     logs=("server-",),
     resubmit=False,
     next=RELAUNCH,

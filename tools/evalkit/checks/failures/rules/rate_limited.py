@@ -1,0 +1,61 @@
+"""An endpoint the client called (the judge, or the Hub) answered 429 Too Many Requests.
+
+## What it does
+Finds a 429 answer in the client and server logs: openai-python's
+`RateLimitError: Error code: 429 - BODY`, an HTTP client's `'429 Too Many Requests'`,
+huggingface_hub 2.4.0's `HTTP Error 429 thrown while requesting ...`.
+
+## Why is this bad
+Requests wait and retry, so the job makes little progress and runs into its time limit:
+the time limit is the symptom, the rate limit the cause. It passes by itself (the
+endpoint's quota refills), so the same config can succeed; a judge's rate limit never
+stops a run that is making progress.
+
+## Fix
+Resume once the quota has refilled; fewer concurrent requests to that endpoint (the
+harness's `parallelism`, or Gym's `num_concurrent`) keep it under the limit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evalkit.checks.failures.model import RESUME, Change, FailureRule, Hit, Source, TaskFacts
+
+ID = "rate-limited"
+
+
+def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
+    key = "num_concurrent (Gym's rollout collection)" if facts.gym else "parallelism"
+    return [
+        Change(
+            f"evaluation.nemo_evaluator_config.config.params.{'extra.' if facts.gym else ''}"
+            f"{key.split()[0]}",
+            "<half the current value>",
+            "fewer requests at once to the rate-limited endpoint",
+        )
+    ]
+
+
+def _cause(hit: Hit, facts: TaskFacts) -> str:
+    return (
+        "an endpoint the job called answered 429 Too Many Requests: its requests waited and "
+        "retried instead of progressing"
+    )
+
+
+RULE = FailureRule(
+    id=ID,
+    name="rate limited (429)",
+    doc=__doc__,
+    source=Source("openai-python", "1.x", "src/openai/_exceptions.py (RateLimitError)", guess=True),
+    needle=("429",),
+    pattern=re.compile(r"Error code: 429\b|HTTP Error 429\b|'429 Too Many Requests'|RateLimitError"),
+    logs=("client-", "server-"),
+    resubmit=True,
+    next=RESUME,
+    fix=_fix,
+    cause=_cause,
+    rank=78,
+    transient=True,
+)
