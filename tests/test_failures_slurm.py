@@ -105,3 +105,11 @@ def test_slurm_tables_parse_the_cut_values():
         p.write_text(SQUEUE)
         (row,) = read_squeue(p)
         assert (row.job, row.state, row.reason) == ("4100002", "PENDING", "Dependency")
+
+
+def test_the_new_signatures_are_named():
+    """disk-full, enroot-registry-auth and rate-limited: the corpus cases
+    (tests/test_failures_corpus.py) place their real lines in task directories."""
+    from evalkit.checks.failures import BY_ID
+
+    assert {"disk-full", "enroot-registry-auth", "rate-limited"} <= set(BY_ID)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from evalkit.checks.failures.model import NONE, Change, FailureRule, Hit, Source, TaskFacts
+from evalkit.checks.failures.rules.server_died import RULE as SERVER_DIED
 from evalkit.checks.failures.scan import LogFacts, job_of
 from evalkit.secrets.quote import quote
 
@@ -55,6 +56,10 @@ def fatal_hit(logs: LogFacts, latest: str | None) -> Hit | None:
                 continue
             found = logs.fatal_line(name)
             if found is not None:
+                # run.sub's own "server process N died": the server died, its log is silent
+                died = SERVER_DIED.match(found.text) if prefix == "slurm-" else None
+                if died:
+                    component = "server" if died.group("service") == "server" else "proxy"
                 groups = {"component": component, "how": found.how}
                 return Hit(ID, name, found.line, quote(found.text), groups, job_of(name))
     return None
