@@ -16,6 +16,10 @@ from typing import Any
 
 # What to do next, for the closing command.
 RESUME, RELAUNCH, NONE = "resume", "relaunch", "none"
+# A rule's pattern is tried only this far either side of the first needle in a line:
+# every message a rule reads fits in it, and a line that repeats a needle (hostile, or a
+# log gone wrong) then costs one bounded search, not one per repetition.
+MATCH_WINDOW = 16 * 1024
 # Where a cause stands in the run's life: a dead run's cause, or a live run's warning.
 ENDED, LIVE = "ended", "live"
 
@@ -131,8 +135,13 @@ class FailureRule:
         return (self.needle,) if isinstance(self.needle, str) else self.needle
 
     def match(self, line: str) -> re.Match[str] | None:
+        at = [i for i in (line.find(n) for n in self.needles) if i >= 0]
+        if not at:
+            return None
+        first = min(at)
+        start, end = max(0, first - MATCH_WINDOW), min(len(line), first + MATCH_WINDOW)
         for pattern in (self.pattern, *self.wordings):
-            found = pattern.search(line)
+            found = pattern.search(line, start, end)
             if found:
                 return found
         return None
