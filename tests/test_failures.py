@@ -545,3 +545,14 @@ def test_the_saved_run_sub_is_the_launchers_render():
     from helpers.failure_logs import rendered_run_sub, saved_run_sub
 
     assert saved_run_sub() == rendered_run_sub()
+
+
+def test_a_judge_404_in_a_run_with_rollouts_is_not_stopped(tmp_path, cli):
+    """issue 48: one 404 in the client log of a run that has written rollouts is a
+    caller's wrong name (a judge): the run is making progress, so no "stop it now"."""
+    logs = signature_logs("model-name-404")
+    task = live_task(tmp_path, logs, started_ago=300)
+    (task / "artifacts" / "evaluator_rollouts.jsonl").write_text('{"reward": 1.0}\n')
+    _, doc = triage_of(cli, task)
+    assert doc["triage"]["warnings"] == [] and doc["triage"]["next"] == []
+    assert not doc["triage"]["verdict"].startswith("stop it now")

@@ -84,6 +84,7 @@ class TaskFacts:
     gpus_per_node: int | None = None
     accumulated_seconds: int | None = None  # .accumulated_walltime
     jobs: list[str] = field(default_factory=list)  # .slurm_job_id.list
+    followups: set[str] = field(default_factory=set)  # jobs run.sub queued (sbatch's answer)
     done: int | None = None
     expected: int | None = None
     shards: tuple[int, int] | None = None  # last "Loading ... shards" n/total seen

@@ -56,6 +56,7 @@ class LogFacts:
     loaded_files: set[str] = field(default_factory=set)
     prepare_lines: dict[str, int] = field(default_factory=dict)
     fatal: dict[str, FatalReader] = field(default_factory=dict)  # log -> its fatal line
+    submitted: set[str] = field(default_factory=set)  # follow-up jobs a job's run.sub queued
 
     def fatal_line(self, name: str) -> Fatal | None:
         reader = self.fatal.get(name)
@@ -113,6 +114,9 @@ def _feed(
                 facts.waiting_jobs.add(job)
             elif line.startswith("server ready on "):
                 facts.ready_jobs.add(job)
+            # sbatch's answer to the auto-resume handler's `sbatch --dependency=afternotok`
+            elif line.startswith("Submitted batch job ") and line[20:].strip().isdigit():
+                facts.submitted.add(line[20:].strip()[:20])
         # vLLM 0.26 v1/worker/gpu_model_runner.py:5348: the weights are on the GPUs.
         if "Model loading took" in line:
             facts.loaded_files.add(name)
