@@ -130,6 +130,8 @@ class FailureRule:
     # Retrying can succeed by itself (a rate limit, a node, an interconnect): never
     # "do not resubmit", whatever the attempt budget says.
     transient: bool = False
+    # Where the other wordings come from (versions, and the public logs they were read in).
+    covers: tuple[Source, ...] = ()
 
     @property
     def needles(self) -> tuple[str, ...]:

@@ -53,5 +53,10 @@ RULE = FailureRule(
     next=RELAUNCH,
     fix=_fix,
     cause=_cause,
+    covers=(
+        Source("pyxis/enroot", "job log", "https://github.com/NVIDIA/pyxis/issues/53"),
+        Source("enroot", "job log", "https://github.com/NVIDIA/enroot/issues/187"),
+        Source("enroot", "job log", "https://github.com/NVIDIA/enroot/issues/39"),
+    ),
     rank=11,
 )

@@ -50,5 +50,9 @@ RULE = FailureRule(
     next=RELAUNCH,
     fix=_fix,
     cause=_cause,
+    covers=(
+        Source("pyxis/enroot", "job log", "https://github.com/NVIDIA/pyxis/issues/168"),
+        Source("enroot", "3.4.1", "https://github.com/NVIDIA/enroot/issues/161"),
+    ),
     rank=11,
 )

@@ -53,5 +53,9 @@ RULE = FailureRule(
     next=RELAUNCH,
     fix=_fix,
     cause=_cause,
+    covers=(
+        Source("huggingface_hub", "2.4.0", "hf_hub_download, run against a loopback Hub"),
+        Source("datasets", "5.2.0", "datasets/load.py", 1132),
+    ),
     rank=11,
 )

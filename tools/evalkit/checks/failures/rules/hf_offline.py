@@ -68,5 +68,9 @@ RULE = FailureRule(
     next=RELAUNCH,
     fix=_fix,
     cause=_cause,
+    covers=(
+        Source("huggingface_hub", "2.4.0", "hf_hub_download and snapshot_download, run offline"),
+        Source("datasets", "5.2.0", "datasets/load.py", 1125),
+    ),
     rank=11,
 )

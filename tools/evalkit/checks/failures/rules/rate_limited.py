@@ -56,6 +56,10 @@ RULE = FailureRule(
     next=RESUME,
     fix=_fix,
     cause=_cause,
+    covers=(
+        Source("huggingface_hub", "2.4.0", "HTTP Error 429, run against a loopback Hub"),
+        Source("httpx", "0.27.2", "httpx/_models.py (Response.raise_for_status)"),
+    ),
     rank=78,
     transient=True,
 )

@@ -59,6 +59,12 @@ RULE = FailureRule(
     next=RELAUNCH,
     fix=_fix,
     cause=_cause,
+    covers=(
+        Source("slurm", "job log", "https://github.com/hafs-community/HAFS/issues/101"),
+        Source("slurm", "job log", "https://github.com/nextflow-io/nextflow/issues/5932"),
+        Source("slurm", "job log", "https://github.com/nathanweeks/exonerate/issues/31"),
+        Source("slurm", "any", "src/plugins/jobacct_gather/common/common_jag.c", guess=True),
+    ),
     rank=14,
     ends_job=True,
 )

@@ -75,5 +75,12 @@ RULE = FailureRule(
     next=RELAUNCH,
     fix=_fix,
     cause=_cause,
+    covers=(
+        Source("vllm", "0.19.1", "vllm/v1/core/kv_cache_utils.py", 645),
+        Source("vllm", "0.33.0", "vllm/v1/core/kv_cache_planning.py", 78),
+        Source("vllm", "0.19.1", "vllm/v1/core/kv_cache_utils.py", 627),
+        Source("vllm", "0.26.0", "vllm/v1/core/kv_cache_utils.py", 758),
+        Source("vllm", "0.33.0", "vllm/v1/core/kv_cache_planning.py", 58),
+    ),
     rank=10,
 )

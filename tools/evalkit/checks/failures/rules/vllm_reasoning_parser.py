@@ -91,5 +91,14 @@ RULE = FailureRule(
     next=RELAUNCH,
     fix=_fix,
     cause=_cause,
+    covers=(
+        Source("vllm", "0.19.1", "vllm/reasoning/abs_reasoning_parsers.py", 204),
+        Source("vllm", "0.33.0", "vllm/reasoning/abs_reasoning_parsers.py", 257),
+        Source("vllm", "0.19.1", "vllm/parser/parser_manager.py", 237),
+        Source("vllm", "0.26.0", "vllm/parser/parser_manager.py", 72),
+        Source("vllm", "0.33.0", "vllm/parser/parser_manager.py", 71),
+        Source("vllm", "0.26.0", "vllm/entrypoints/openai/api_server.py", 610),
+        Source("vllm", "0.33.0", "vllm/entrypoints/common/cli_args.py", 630),
+    ),
     rank=10,
 )
