@@ -556,3 +556,39 @@ def test_a_judge_404_in_a_run_with_rollouts_is_not_stopped(tmp_path, cli):
     _, doc = triage_of(cli, task)
     assert doc["triage"]["warnings"] == [] and doc["triage"]["next"] == []
     assert not doc["triage"]["verdict"].startswith("stop it now")
+
+
+def test_kv_cache_topology_is_sized_from_the_checkpoint_when_given(tmp_path, cli):
+    """issue 48: with --checkpoint and --gpu-mem-gib the TP fix comes from evalkit's
+    sizing model (a Llama-3-8B shape: 128 KiB of KV a token, 1.1M tokens = 134 GiB;
+    at TP 4 each 80 GiB GPU holds its quarter), not from scaling vLLM's ratio (TP 8)."""
+    ckpt = tmp_path / "ckpt"
+    ckpt.mkdir()
+    (ckpt / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["LlamaForCausalLM"],
+                "num_hidden_layers": 32,
+                "num_attention_heads": 32,
+                "num_key_value_heads": 8,
+                "hidden_size": 4096,
+                "intermediate_size": 14336,
+                "vocab_size": 128256,
+                "torch_dtype": "bfloat16",
+                "max_position_embeddings": 131072,
+            }
+        )
+    )
+    task = dead_task(tmp_path, signature_logs("vllm-kv-cache-too-small"), jobs=["4100001"])
+    _, doc = triage_of(cli, task, "--checkpoint", ckpt, "--gpu-mem-gib", "80")
+    (fix,) = doc["triage"]["cause"]["fix"]
+    assert fix["value"] == "--tensor-parallel-size 4"
+    assert fix["why"].startswith("evalkit's sizing model: at TP 4")
+    _, plain = triage_of(cli, task)
+    assert plain["triage"]["cause"]["fix"][0]["value"] == "--tensor-parallel-size 8"
+
+
+def test_checkpoint_without_gpu_memory_is_one_line_and_exit_2(tmp_path, run_cli):
+    task = dead_task(tmp_path, signature_logs("vllm-kv-cache-too-small"), jobs=["4100001"])
+    code, out, err = run_cli("status", task, "--checkpoint", tmp_path)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1

@@ -74,6 +74,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--squeue", metavar="FILE", help="squeue output (the default table)")
     parser.add_argument(
+        "--checkpoint",
+        metavar="DIR",
+        help="the served checkpoint (its config.json): a topology fix is then computed with "
+        "evalkit's sizing model (with --gpu-mem-gib)",
+    )
+    parser.add_argument(
+        "--gpu-mem-gib", type=positive_float, metavar="G", help="each GPU's memory, for --checkpoint"
+    )
+    parser.add_argument(
         "--stale-after",
         type=positive_float,
         default=1200.0,
@@ -92,8 +101,10 @@ def run(args: argparse.Namespace) -> int:
     from evalkit.status import RunMonitor, document, ended, exit_code
 
     slurm = attach.slurm_rows(args.sacct, args.squeue)
+    attach.sizing_input(args.checkpoint, args.gpu_mem_gib)  # a bad input fails first
     monitor = RunMonitor(args.run, args.expected, args.stale_after)
-    triager = attach.Triager([m.task for m in monitor.tasks], slurm)
+    sizing = attach.sizing_input(args.checkpoint, args.gpu_mem_gib)
+    triager = attach.Triager([m.task for m in monitor.tasks], slurm, sizing)
     if args.watch is None:
         statuses = monitor.refresh(time.time())
         triages = triager.refresh(statuses)  # why a task ended (checks/failures)

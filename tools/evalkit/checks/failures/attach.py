@@ -16,6 +16,19 @@ from evalkit.checks.failures.triage import LIVE_STATES, TaskTriage, triage_task
 from evalkit.runs.layout import TaskRun
 
 
+def sizing_input(checkpoint: str | None, gpu_mem_gib: float | None) -> Any:
+    """`--checkpoint DIR --gpu-mem-gib G` read before anything is printed (a bad checkpoint
+    is one line and exit 2): what the topology fixes are sized with, or None."""
+    if checkpoint is None and gpu_mem_gib is None:
+        return None
+    from evalkit.checkpoint import load_checkpoint
+    from evalkit.errors import InputError
+
+    if checkpoint is None or gpu_mem_gib is None:
+        raise InputError("--checkpoint and --gpu-mem-gib go together (the sizing model needs both)")
+    return (load_checkpoint(checkpoint), gpu_mem_gib)
+
+
 def slurm_rows(sacct: str | None, squeue: str | None) -> list[SlurmRow] | None:
     """The rows of the files given to --sacct and --squeue (read before anything is
     printed, so a malformed one is one line and exit 2)."""
@@ -29,13 +42,19 @@ class Triager:
     """Triage per task, following each task's logs across refreshes (status --watch reads
     what was appended, as the monitor does)."""
 
-    def __init__(self, tasks: Sequence[TaskRun], slurm: Sequence[SlurmRow] | None = None):
+    def __init__(
+        self,
+        tasks: Sequence[TaskRun],
+        slurm: Sequence[SlurmRow] | None = None,
+        sizing: Any = None,
+    ):
         self.tasks = list(tasks)
         self.slurm = slurm
+        self.sizing = sizing
         self.scanners = [LogScanner(RULES) for _ in self.tasks]
 
     def refresh(self, statuses: Sequence[Any]) -> list[TaskTriage]:
-        return attach(self.tasks, statuses, self.slurm, self.scanners)
+        return attach(self.tasks, statuses, self.slurm, self.scanners, self.sizing)
 
 
 def attach(
@@ -43,6 +62,7 @@ def attach(
     statuses: Sequence[Any],
     slurm: Sequence[SlurmRow] | None = None,
     scanners: Sequence[LogScanner] | None = None,
+    sizing: Any = None,
 ) -> list[TaskTriage]:
     """Triage each task in its status's state; SLURM, when given, is the sacct and squeue
     rows (failures/slurmtext.py) combined with each task's jobs."""
@@ -51,7 +71,9 @@ def attach(
         # A task awaiting the follow-up job run.sub queued is alive: its chain goes on.
         state = "running" if getattr(status, "awaiting_resume", False) else status.state
         scanner = scanners[n] if scanners is not None else None
-        t = triage_task(task, state, status.done, status.expected, scanner=scanner)
+        t = triage_task(
+            task, state, status.done, status.expected, scanner=scanner, sizing=sizing
+        )
         t.state = status.state
         if slurm is not None:
             combine(t, slurm)

@@ -100,6 +100,9 @@ class TaskFacts:
     live_seconds: int | None = None  # a live task: seconds since its job started
     job_name: str | None = None  # run.sub's #SBATCH --job-name
     config_path: str | None = None  # the --config of the `nel run` that launched it
+    # (Checkpoint, GPU memory in GiB) from `status --checkpoint DIR --gpu-mem-gib G`: the
+    # topology fixes are then computed with evalkit's sizing model
+    sizing: Any = None
 
 
 @dataclass(frozen=True)

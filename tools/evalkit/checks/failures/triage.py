@@ -255,6 +255,7 @@ def triage_task(
     expected: int | None = None,
     now: float | None = None,
     scanner: LogScanner | None = None,
+    sizing: Any = None,
 ) -> TaskTriage:
     """SCANNER, when given, follows the logs across calls (status --watch); without it
     the logs are read whole."""
@@ -271,6 +272,7 @@ def triage_task(
         logs = copy.deepcopy(scanner.refresh(logs_dir))
     facts = task_facts(task, logs)
     facts.done, facts.expected = done, expected
+    facts.sizing = sizing
     start, _ = job_start(task.task_dir)
     if state in LIVE_STATES and start is not None:
         facts.live_seconds = max(0, int((time.time() if now is None else now) - start))

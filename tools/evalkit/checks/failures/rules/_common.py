@@ -35,6 +35,45 @@ def tp_change(facts: TaskFacts, new: int, why: str) -> Change:
     return flag_change("--tensor-parallel-size", str(new), f"{why}; check: {size_command(facts)}")
 
 
+def sized_tp(facts: TaskFacts, max_model_len: int) -> Change | None:
+    """The smallest tensor parallelism (a power of two, over the run's GPUs) at which
+    evalkit's sizing model holds one request of MAX_MODEL_LEN tokens, as the flag to set;
+    None without --checkpoint/--gpu-mem-gib, or when no TP up to the run's GPUs fits."""
+    if facts.sizing is None:
+        return None
+    from evalkit.errors import InputError
+    from evalkit.sizing import GIB, SizeRequest, plan
+
+    ckpt, gpu_mem = facts.sizing
+    per_node = facts.gpus_per_node or 8
+    util = facts.vllm_args.get("--gpu-memory-utilization") or "0.9"
+    tp = 1
+    while tp <= per_node * max(1, facts.nodes):
+        request = SizeRequest(
+            gpu_mem_gib=gpu_mem,
+            gpus_per_node=per_node,
+            max_model_len=max_model_len,
+            parallelism=1,
+            num_nodes=math.ceil(tp / per_node),
+            kv_cache_dtype=facts.vllm_args.get("--kv-cache-dtype") or "auto",
+            gpu_memory_utilization=float(util) if util.replace(".", "", 1).isdigit() else 0.9,
+            tensor_parallel_size=tp,
+        )
+        try:
+            sized = plan(ckpt, request)
+        except (InputError, ValueError, ZeroDivisionError):
+            sized = None
+        if sized is not None and sized.fits:
+            why = (
+                f"evalkit's sizing model: at TP {tp} each GPU keeps "
+                f"{sized.kv_pool_bytes_per_gpu / GIB:.1f} GiB for the KV cache, enough for one "
+                f"{max_model_len}-token request ({gpu_mem:g} GiB GPUs)"
+            )
+            return tp_change(facts, tp, why)
+        tp *= 2
+    return None
+
+
 def doubled_tp(facts: TaskFacts) -> Change:
     tp = _int(facts.vllm_args.get("--tensor-parallel-size")) or 1
     return tp_change(facts, tp * 2, f"twice {tp}: the weights spread over twice the GPUs")

@@ -24,7 +24,7 @@ import math
 import re
 
 from evalkit.checks.failures.model import RELAUNCH, Change, FailureRule, Hit, Source, TaskFacts
-from evalkit.checks.failures.rules._common import _int, tp_change
+from evalkit.checks.failures.rules._common import _int, sized_tp, tp_change
 
 ID = "vllm-kv-cache-too-small"
 
@@ -36,6 +36,9 @@ def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
     if "needed" not in g:  # no memory at all for the cache: no ratio to size from
         return [tp_change(facts, tp * 2, f"twice {tp}: the weights spread over twice the GPUs")]
     needed, available = float(g["needed"]), float(g["available"])
+    sized = sized_tp(facts, int(g["len"]))
+    if sized is not None:  # computed from the checkpoint, not scaled from the ratio
+        return [sized]
     if available > 0:
         factor = needed / available
         new_tp = tp * 2 ** max(1, math.ceil(math.log2(factor)))
