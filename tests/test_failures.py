@@ -23,7 +23,6 @@ from helpers.failure_logs import (
 )
 
 
-
 def text_of(cli, task, *extra):
     code, out, err = cli("status", task, "--stale-after", "600", *extra)
     assert err == "", err

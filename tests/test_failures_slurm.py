@@ -7,8 +7,6 @@ import pytest
 
 from helpers.failure_logs import dead_task, signature_logs, triage_of
 
-
-
 # ------------------------------------------------------------------ SLURM's view
 # Shapes from Slurm's sacct(1) and squeue(1) manual pages (`-P` joins fields with |, the
 # default table is padded columns under a line of dashes, a cut value ends in +); the

@@ -16,19 +16,6 @@ from evalkit.checks.failures.triage import LIVE_STATES, TaskTriage, triage_task
 from evalkit.runs.layout import TaskRun
 
 
-def sizing_input(checkpoint: str | None, gpu_mem_gib: float | None) -> Any:
-    """`--checkpoint DIR --gpu-mem-gib G` read before anything is printed (a bad checkpoint
-    is one line and exit 2): what the topology fixes are sized with, or None."""
-    if checkpoint is None and gpu_mem_gib is None:
-        return None
-    from evalkit.checkpoint import load_checkpoint
-    from evalkit.errors import InputError
-
-    if checkpoint is None or gpu_mem_gib is None:
-        raise InputError("--checkpoint and --gpu-mem-gib go together (the sizing model needs both)")
-    return (load_checkpoint(checkpoint), gpu_mem_gib)
-
-
 def slurm_rows(sacct: str | None, squeue: str | None) -> list[SlurmRow] | None:
     """The rows of the files given to --sacct and --squeue (read before anything is
     printed, so a malformed one is one line and exit 2)."""
@@ -71,9 +58,7 @@ def attach(
         # A task awaiting the follow-up job run.sub queued is alive: its chain goes on.
         state = "running" if getattr(status, "awaiting_resume", False) else status.state
         scanner = scanners[n] if scanners is not None else None
-        t = triage_task(
-            task, state, status.done, status.expected, scanner=scanner, sizing=sizing
-        )
+        t = triage_task(task, state, status.done, status.expected, scanner=scanner, sizing=sizing)
         t.state = status.state
         if slurm is not None:
             combine(t, slurm)

@@ -61,6 +61,7 @@ def render() -> str:
         again = "yes" if rule.resubmit else "no"
         out.append(f"| [`{rule.id}`](#{rule.id}) | {summary} | {again} | {_NEXT[rule.next]} |")
     for rule in RULES:
+        needles = " or ".join(f"`{n}`" for n in rule.needles)
         live = " Also shows early, as a warning, on a running task." if rule.live else ""
         logs = ", ".join(f"`logs/{p}*.log`" for p in rule.logs)
         out += [
@@ -71,7 +72,7 @@ def render() -> str:
             "",
             f"**Symptom.** {' '.join(_section(rule.doc, 'What it does').split())}",
             "",
-            f"**Evidence.** A line holding {' or '.join(f'`{n}`' for n in rule.needles)} in {logs}; the message comes "
+            f"**Evidence.** A line holding {needles} in {logs}; the message comes "
             f"from {rule.source.text()}.",
             "",
             *_covers(rule),

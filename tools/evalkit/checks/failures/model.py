@@ -100,9 +100,10 @@ class TaskFacts:
     live_seconds: int | None = None  # a live task: seconds since its job started
     job_name: str | None = None  # run.sub's #SBATCH --job-name
     config_path: str | None = None  # the --config of the `nel run` that launched it
-    # (Checkpoint, GPU memory in GiB) from `status --checkpoint DIR --gpu-mem-gib G`: the
-    # topology fixes are then computed with evalkit's sizing model
-    sizing: Any = None
+    # `status --checkpoint DIR --gpu-mem-gib G` (commands/status.py): sizing(tp, max_len,
+    # gpus_per_node, kv_dtype, gpu_util) -> the KV GiB a GPU keeps when one request of
+    # max_len fits at that TP, else None; evalkit's sizing model, handed in from above
+    sizing: Callable[[int, int, int, str, float], float | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -132,16 +132,16 @@ def _current(causes: list[Cause], logs: LogFacts, tries: Attempts) -> list[Cause
     return now + [c for c in causes if c not in now]
 
 
-def _unknown(t: "TaskTriage", logs: LogFacts) -> None:
+def _unknown(t: TaskTriage, logs: LogFacts) -> None:
     """No signature names the end of the latest job, or only run.sub's catch-all that
     the server died: say so, and quote the fatal line of what died first."""
     from evalkit.checks.failures.unknown import RULE as UNKNOWN
     from evalkit.checks.failures.unknown import fatal_hit
 
     latest = t.attempts.jobs[-1] if t.attempts.jobs else None
-    if t.cause is not None and t.cause.rule.id != "server-died":
-        if latest is None or t.cause.hit.job in (None, latest):
-            return
+    named = t.cause is not None and t.cause.rule.id != "server-died"
+    if named and (latest is None or t.cause.hit.job in (None, latest)):  # type: ignore[union-attr]
+        return
     hit = fatal_hit(logs, latest)
     if hit is None:
         return

@@ -41,33 +41,17 @@ def sized_tp(facts: TaskFacts, max_model_len: int) -> Change | None:
     None without --checkpoint/--gpu-mem-gib, or when no TP up to the run's GPUs fits."""
     if facts.sizing is None:
         return None
-    from evalkit.errors import InputError
-    from evalkit.sizing import GIB, SizeRequest, plan
-
-    ckpt, gpu_mem = facts.sizing
     per_node = facts.gpus_per_node or 8
     util = facts.vllm_args.get("--gpu-memory-utilization") or "0.9"
+    gpu_util = float(util) if util.replace(".", "", 1).isdigit() else 0.9
+    kv_dtype = facts.vllm_args.get("--kv-cache-dtype") or "auto"
     tp = 1
     while tp <= per_node * max(1, facts.nodes):
-        request = SizeRequest(
-            gpu_mem_gib=gpu_mem,
-            gpus_per_node=per_node,
-            max_model_len=max_model_len,
-            parallelism=1,
-            num_nodes=math.ceil(tp / per_node),
-            kv_cache_dtype=facts.vllm_args.get("--kv-cache-dtype") or "auto",
-            gpu_memory_utilization=float(util) if util.replace(".", "", 1).isdigit() else 0.9,
-            tensor_parallel_size=tp,
-        )
-        try:
-            sized = plan(ckpt, request)
-        except (InputError, ValueError, ZeroDivisionError):
-            sized = None
-        if sized is not None and sized.fits:
+        pool = facts.sizing(tp, max_model_len, per_node, kv_dtype, gpu_util)
+        if pool is not None:
             why = (
-                f"evalkit's sizing model: at TP {tp} each GPU keeps "
-                f"{sized.kv_pool_bytes_per_gpu / GIB:.1f} GiB for the KV cache, enough for one "
-                f"{max_model_len}-token request ({gpu_mem:g} GiB GPUs)"
+                f"evalkit's sizing model: at TP {tp} each GPU keeps {pool:.1f} GiB for the KV "
+                f"cache, enough for one {max_model_len}-token request"
             )
             return tp_change(facts, tp, why)
         tp *= 2

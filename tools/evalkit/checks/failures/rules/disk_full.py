@@ -45,7 +45,9 @@ RULE = FailureRule(
     id=ID,
     name="disk full",
     doc=__doc__,
-    source=Source("enroot", "3.4", "src (squashfs/tar output, as pyxis prints enroot's log)", guess=True),
+    source=Source(
+        "enroot", "3.4", "src (squashfs/tar output, as pyxis prints enroot's log)", guess=True
+    ),
     needle="No space left on device",
     pattern=re.compile(r"No space left on device"),
     logs=("slurm-", "server-", "client-", "proxy-"),

@@ -42,9 +42,13 @@ RULE = FailureRule(
     id=ID,
     name="registry credentials",
     doc=__doc__,
-    source=Source("enroot", "3.4.1", "src/docker.sh (`URL %s returned error code: %s`)", guess=True),
+    source=Source(
+        "enroot", "3.4.1", "src/docker.sh (`URL %s returned error code: %s`)", guess=True
+    ),
     needle="returned error code: 401",
-    pattern=re.compile(r"\[ERROR\] URL https?://(?P<host>[\w.:-]{1,200})/\S{0,400} returned error code: 401"),
+    pattern=re.compile(
+        r"\[ERROR\] URL https?://(?P<host>[\w.:-]{1,200})/\S{0,400} returned error code: 401"
+    ),
     logs=("slurm-",),
     resubmit=False,
     next=RELAUNCH,

@@ -58,10 +58,16 @@ RULE = FailureRule(
     name="offline without the files",
     doc=__doc__,
     source=Source("huggingface_hub", "1.33.0", "huggingface_hub/file_download.py", 1945),
-    needle=("outgoing traffic has been disabled", "offline mode is enabled", "(OfflineModeIsEnabled)"),
+    needle=(
+        "outgoing traffic has been disabled",
+        "offline mode is enabled",
+        "(OfflineModeIsEnabled)",
+    ),
     pattern=re.compile(r"outgoing traffic has been disabled|offline mode is enabled"),
     wordings=(
-        re.compile(r"Couldn't reach '(?P<dataset>[^'\s]{1,200})' on the Hub \(OfflineModeIsEnabled\)"),
+        re.compile(
+            r"Couldn't reach '(?P<dataset>[^'\s]{1,200})' on the Hub \(OfflineModeIsEnabled\)"
+        ),
     ),
     logs=("slurm-", "client-", "server-"),
     resubmit=False,

@@ -50,7 +50,9 @@ RULE = FailureRule(
     doc=__doc__,
     source=Source("openai-python", "1.x", "src/openai/_exceptions.py (RateLimitError)", guess=True),
     needle=("429",),
-    pattern=re.compile(r"Error code: 429\b|HTTP Error 429\b|'429 Too Many Requests'|RateLimitError"),
+    pattern=re.compile(
+        r"Error code: 429\b|HTTP Error 429\b|'429 Too Many Requests'|RateLimitError"
+    ),
     logs=("client-", "server-"),
     resubmit=True,
     next=RESUME,

@@ -48,7 +48,8 @@ RULE = FailureRule(
     source=Source("slurm", ">=22.05", "src/plugins/task/cgroup/task_cgroup_memory.c"),
     needle=("oom-kill event", "oom_kill event", "exceeded memory limit (", "Exceeded job memory"),
     pattern=re.compile(
-        r"Detected \d+ oom[-_]kill events?(?:\(s\))? in (?P<step>(?:step )?\S{1,80}?)(?: cgroup)?\. Some of "
+        r"Detected \d+ oom[-_]kill events?(?:\(s\))? in "
+        r"(?P<step>(?:step )?\S{1,80}?)(?: cgroup)?\. Some of "
     ),
     wordings=(
         re.compile(r"(?P<step>Job \d{1,20}|Step \S{1,40}) exceeded memory limit \(\d+ > \d+\)"),

@@ -53,7 +53,9 @@ def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
 def _cause(hit: Hit, facts: TaskFacts) -> str:
     g = hit.groups
     if "needed" not in g:
-        return "vLLM had no GPU memory left for the KV cache after the weights, so it refused to start"
+        return (
+            "vLLM had no GPU memory left for the KV cache after the weights, so it refused to start"
+        )
     return (
         f"vLLM needs {g['needed']} GiB of KV cache for one request of {g['len']} tokens "
         f"but has {g['available']} GiB, so it refused to start"
