@@ -62,7 +62,9 @@ def attach(
         t.state = status.state
         if slurm is not None:
             combine(t, slurm)
-        if t.cause is not None and not (t.cause.rule.resubmit and t.cause.rule.next == RESUME):
+        if t.cause is not None and not t.cause.recognised:
+            pass  # quoted, not named: the state stays what the files say
+        elif t.cause is not None and not (t.cause.rule.resubmit and t.cause.rule.next == RESUME):
             # Not a resume event: the task failed, whatever its files' age suggested.
             status.state = "failed"
             status.awaiting_resume = False

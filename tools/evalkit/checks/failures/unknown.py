@@ -24,8 +24,8 @@ def _no_fix(hit: Hit, facts: TaskFacts) -> list[Change]:
 def _cause(hit: Hit, facts: TaskFacts) -> str:
     component = hit.groups.get("component", "job")
     return (
-        f"not recognised: no signature matches; the {component} died first, and its fatal "
-        f"line is {hit.where}{hit.file}:{hit.line}"
+        f"no signature matches; the {component} died first, and its fatal line is "
+        f"{hit.where}{hit.file}:{hit.line}"
     )
 
 
