@@ -1,7 +1,8 @@
 """vLLM refused a flag it does not have (`unrecognized arguments`).
 
 ## What it does
-Finds argparse's `vllm serve: error: unrecognized arguments: ARGS` in the server logs
+Finds argparse's `vllm: error: unrecognized arguments: ARGS` (as vLLM 0.26.0 prints it,
+run here; `vllm serve: error:` in other versions) in the server logs
 (CPython Lib/argparse.py parse_args; vLLM's `serve` parser is an argparse parser).
 
 ## Why is this bad
@@ -38,7 +39,8 @@ RULE = FailureRule(
     doc=__doc__,
     source=Source("cpython", "3.12", "Lib/argparse.py (parse_args: unrecognized arguments)"),
     needle="error: unrecognized arguments: ",
-    pattern=re.compile(r"serve: error: unrecognized arguments: (?P<args>.{1,300})"),
+    # vLLM 0.26's top-level parser reports it as `vllm: error: ...` (run here)
+    pattern=re.compile(r"^vllm(?: serve)?: error: unrecognized arguments: (?P<args>.{1,300})"),
     logs=("server-",),
     resubmit=False,
     next=RELAUNCH,
