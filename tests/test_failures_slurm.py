@@ -136,3 +136,14 @@ def test_sacct_rows_of_a_task_without_job_ids_are_not_adopted(tmp_path, cli):
     _, doc = triage_of(cli, task, "--sacct", tmp_path / "sacct.txt")
     assert doc["triage"]["cause"] is None or doc["triage"]["cause"]["id"] != "slurm-host-oom"
     assert any("no job ids of its own" in line for line in doc["triage"]["slurm"])
+
+
+def test_sacct_names_the_cause_an_unrecognised_log_only_quotes(tmp_path, cli):
+    """A log with an error line no signature knows, and sacct's OUT_OF_MEMORY for the
+    job: Slurm's state names the cause; the quoted line stays as history."""
+    logs = {"client-4100001.log": "RuntimeError: worker pool broke\n"}
+    task = dead_task(tmp_path, logs, jobs=["4100001"])
+    (tmp_path / "sacct.txt").write_text(SACCT_TABLE)
+    _, doc = triage_of(cli, task, "--sacct", tmp_path / "sacct.txt")
+    assert doc["triage"]["cause"]["id"] == "slurm-host-oom"
+    assert doc["triage"]["also_seen"][0]["id"] == "not-recognised"

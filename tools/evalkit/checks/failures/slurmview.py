@@ -82,10 +82,14 @@ def combine(t: TaskTriage, rows: Sequence[SlurmRow]) -> None:
                 "logs name the cause (the exit state is the batch script's)"
             )
     last = mains.get(jobs[-1]) if jobs else None
-    if t.cause is None and last is not None and t.state not in LIVE_STATES:
+    unnamed = t.cause is None or not t.cause.recognised
+    if unnamed and last is not None and t.state not in LIVE_STATES:
         cause = _from_state(t, last)
-        if cause is not None:
+        if cause is not None:  # Slurm's state names what the logs could only quote
+            if t.cause is not None:
+                t.also.insert(0, t.cause)
             t.cause = cause
+            t.next, t.verdict = [], ""
             decide(t)
     others = 0
     for row in rows:
