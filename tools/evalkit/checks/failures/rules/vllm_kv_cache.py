@@ -33,6 +33,9 @@ def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
     g = hit.groups
     changes = []
     tp = _int(facts.vllm_args.get("--tensor-parallel-size")) or 1
+    unit = "GiB"
+    if "kvtokens" in g:  # the older wording: tokens that fit instead of GiB
+        g, unit = {**g, "needed": g["len"], "available": g["kvtokens"]}, "tokens"
     if "needed" not in g:  # no memory at all for the cache: no ratio to size from
         return [tp_change(facts, tp * 2, f"twice {tp}: the weights spread over twice the GPUs")]
     needed, available = float(g["needed"]), float(g["available"])
@@ -43,7 +46,7 @@ def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
         factor = needed / available
         new_tp = tp * 2 ** max(1, math.ceil(math.log2(factor)))
         why = (
-            f"{needed:g} GiB needed / {available:g} GiB available = {factor:.2f}x; the KV "
+            f"{needed:g} {unit} needed / {available:g} {unit} available = {factor:.2f}x; the KV "
             f"room grows about with the GPUs: {tp} -> {new_tp}"
         )
         changes.append(tp_change(facts, new_tp, why))
@@ -67,20 +70,32 @@ RULE = FailureRule(
     name="KV cache too small for max_model_len",
     doc=__doc__,
     source=Source("vllm", "0.26.0", "vllm/v1/core/kv_cache_utils.py", 779),
-    needle=("KV cache is needed", "No available memory for the cache blocks"),
+    needle=(
+        "KV cache is needed",
+        "No available memory for the cache blocks",
+        "tokens that can be stored in KV cache",
+    ),
     pattern=re.compile(
         r"max seq len \((?P<len>\d+)\), \((?P<needed>[\d.]+) GiB KV cache is needed, which is "
         r"larger than the available KV cache memory \((?P<available>[\d.]+) GiB\)\."
         r"(?: Based on the available memory, the estimated maximum model length is "
         r"(?P<estimate>\d+)\.)?"
     ),
-    wordings=(re.compile(r"No available memory for the cache blocks\."),),
+    wordings=(
+        re.compile(r"No available memory for the cache blocks\."),
+        # vLLM before the v1 engine (0.2 to 0.8), in tokens rather than GiB
+        re.compile(
+            r"The model's max seq len \((?P<len>\d{1,9})\) is larger than the maximum number of "
+            r"tokens that can be stored in KV cache \((?P<kvtokens>\d{1,12})\)"
+        ),
+    ),
     logs=("server-",),
     resubmit=False,
     next=RELAUNCH,
     fix=_fix,
     cause=_cause,
     covers=(
+        Source("vllm", "0.2 to 0.8", "https://github.com/vllm-project/vllm/issues/2418"),
         Source("vllm", "0.19.1", "vllm/v1/core/kv_cache_utils.py", 645),
         Source("vllm", "0.33.0", "vllm/v1/core/kv_cache_planning.py", 78),
         Source("vllm", "0.19.1", "vllm/v1/core/kv_cache_utils.py", 627),
