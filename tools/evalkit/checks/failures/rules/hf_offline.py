@@ -6,7 +6,10 @@ cache and outgoing traffic has been disabled` and `Cannot find an appropriate ca
 snapshot folder ... outgoing traffic has been disabled` (LocalEntryNotFoundError);
 huggingface_hub 2.4.0's `OfflineModeIsEnabled: Cannot reach URL: offline mode is
 enabled`; and datasets 5.2.0's `ConnectionError: Couldn't reach 'NAME' on the Hub
-(OfflineModeIsEnabled)` (datasets/load.py:1125), a dataset the job needed.
+(OfflineModeIsEnabled)` (datasets/load.py:1125), a dataset the job needed; and
+transformers' `We couldn't connect to 'https://huggingface.co' to load the files, and
+couldn't find them in the cached files.` (vLLM 0.33.0 loading a config, run here
+without network).
 
 ## Why is this bad
 `HF_HUB_OFFLINE=1` (or no network on the compute nodes) and a cache without the files:
@@ -59,12 +62,18 @@ RULE = FailureRule(
     doc=__doc__,
     source=Source("huggingface_hub", "1.33.0", "huggingface_hub/file_download.py", 1945),
     needle=(
+        "couldn't connect to 'https://huggingface.co'",
         "outgoing traffic has been disabled",
         "offline mode is enabled",
         "(OfflineModeIsEnabled)",
     ),
     pattern=re.compile(r"outgoing traffic has been disabled|offline mode is enabled"),
     wordings=(
+        # transformers' OSError (vLLM 0.33.0's config load, run here without network)
+        re.compile(
+            r"couldn't connect to 'https://huggingface\.co' to load the files, and couldn't find "
+            r"them in the cached files"
+        ),
         re.compile(
             r"Couldn't reach '(?P<dataset>[^'\s]{1,200})' on the Hub \(OfflineModeIsEnabled\)"
         ),
