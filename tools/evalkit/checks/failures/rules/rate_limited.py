@@ -13,7 +13,7 @@ stops a run that is making progress.
 
 ## Fix
 Resume once the quota has refilled; fewer concurrent requests to that endpoint (the
-harness's `parallelism`, or Gym's `num_concurrent`) keep it under the limit.
+client's `parallelism`) keep it under the limit.
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ ID = "rate-limited"
 
 
 def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
-    key = "num_concurrent (Gym's rollout collection)" if facts.gym else "parallelism"
+    # the example configs (Gym's too) set the client's concurrency here
     return [
         Change(
-            f"evaluation.nemo_evaluator_config.config.params.{'extra.' if facts.gym else ''}"
-            f"{key.split()[0]}",
+            "evaluation.nemo_evaluator_config.config.params.parallelism",
             "<half the current value>",
-            "fewer requests at once to the rate-limited endpoint",
+            "fewer requests at once to the rate-limited endpoint (a judge's own concurrency "
+            "setting, where it has one)",
         )
     ]
 
