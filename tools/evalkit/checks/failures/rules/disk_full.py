@@ -45,9 +45,8 @@ RULE = FailureRule(
     id=ID,
     name="disk full",
     doc=__doc__,
-    source=Source(
-        "enroot", "3.4", "src (squashfs/tar output, as pyxis prints enroot's log)", guess=True
-    ),
+    # strerror(ENOSPC), printed by mksquashfs, tar or a hook inside enroot's log
+    source=Source("glibc", "any", "strerror(ENOSPC)"),
     needle="No space left on device",
     pattern=re.compile(r"No space left on device"),
     logs=("slurm-", "server-", "client-", "proxy-"),

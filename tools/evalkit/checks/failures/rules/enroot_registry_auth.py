@@ -42,9 +42,8 @@ RULE = FailureRule(
     id=ID,
     name="registry credentials",
     doc=__doc__,
-    source=Source(
-        "enroot", "3.4.1", "src/docker.sh (`URL %s returned error code: %s`)", guess=True
-    ),
+    # common::curl: `URL ${@: -1} returned error code: ${code} ${status}`
+    source=Source("enroot", "dde82ef9", "src/common.sh (common::curl)"),
     needle="returned error code: 401",
     pattern=re.compile(
         r"\[ERROR\] URL https?://(?P<host>[\w.:-]{1,200})/\S{0,400} returned error code: 401"
