@@ -48,7 +48,9 @@ RULE = FailureRule(
     id=ID,
     name="rate limited (429)",
     doc=__doc__,
-    source=Source("openai-python", "1.x", "src/openai/_exceptions.py (RateLimitError)", guess=True),
+    # `Error code: N - BODY` (openai 1.51.0 _base_client.py:389, the body as a dict) or
+    # `Error code: N - MESSAGE` (openai 3.63.0 _base_client.py:485)
+    source=Source("openai", "1.51.0", "openai/_base_client.py", 389),
     needle=("429",),
     pattern=re.compile(
         r"Error code: 429\b|HTTP Error 429\b|'429 Too Many Requests'|RateLimitError"
@@ -59,6 +61,7 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     covers=(
+        Source("openai", "3.63.0", "openai/_base_client.py", 485),
         Source("huggingface_hub", "2.4.0", "HTTP Error 429, run against a loopback Hub"),
         Source("httpx", "0.27.2", "httpx/_models.py (Response.raise_for_status)"),
     ),
