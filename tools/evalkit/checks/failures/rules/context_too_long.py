@@ -7,7 +7,8 @@ output tokens and your prompt contains K input tokens, for a total of T tokens.`
 
 ## Why is this bad
 The server answers 400 for that request; a harness that stops on it ends the run, and
-the same prompts fail the same way.
+the same prompts fail the same way. Among answered requests it is one prompt's problem,
+not why the run ended, and is not named.
 
 ## Fix
 A `--max-model-len` of at least T (check the KV cache still holds it: `evalkit size`),
@@ -67,4 +68,9 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=22,
+    # One prompt over the context among answered requests is that prompt's problem (the
+    # harness goes on); it ends the run only when nothing was answered.
+    applies=lambda hit, facts: (
+        facts.ok_requests == 0 and not facts.rollouts_written and not (facts.done or 0)
+    ),
 )
