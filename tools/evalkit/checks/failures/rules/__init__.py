@@ -6,6 +6,7 @@ from evalkit.checks.failures.model import FailureRule
 from evalkit.checks.failures.rules import (
     chain_ended,
     chain_max_walltime,
+    checkpoint_corrupt,
     context_too_long,
     disk_full,
     enroot_mount,
@@ -55,6 +56,7 @@ RULES: tuple[FailureRule, ...] = tuple(
         vllm_gpu_memory_taken,
         vllm_gpu_unsupported,
         port_in_use,
+        checkpoint_corrupt,
         vllm_cuda_oom,
         nccl_timeout,
         server_died,
