@@ -60,4 +60,9 @@ RULE = FailureRule(
         Source("enroot", "job log", "https://github.com/NVIDIA/enroot/issues/39"),
     ),
     rank=11,
+    # In the job's own log it is the import or the start failing; in a server or client
+    # log beside answered requests it may be a cache write the run survived: not the end.
+    applies=lambda hit, facts: (
+        hit.file.startswith("slurm-") or (facts.ok_requests == 0 and not facts.rollouts_written)
+    ),
 )
