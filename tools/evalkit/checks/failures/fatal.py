@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 # What loggers put before a message: vLLM's process tag `(EngineCore pid=263) `, its
 # `ERROR 12-03 10:20:01 [core.py:1100] ` (or the older `core.py:1100] `), torch's
-# `[rank0]: `, a dated `2024-12-19 21:40:35 ERROR 56542 [file.py:64] `.
+# `[rank0]: `, a dated `2024-12-19 21:40:35 ERROR 56542 [file.py:64] `, a container
+# runtime's ISO time, Ray's colour codes around the process tag.
 _PREFIX = re.compile(
+    r"(?:\d{4}-\d\d-\d\dT[\d:.]{8,30}Z? )?(?:\x1b\[[\d;]{0,12}m)?"
     r"(?:\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d{1,9})? (?:ERROR|CRITICAL|WARNING|INFO|DEBUG) "
     r"(?:\d{1,10} )?\[[\w.:-]{1,80}\] )?"
-    r"(?:\(\w[\w-]{0,40} pid=\d{1,10}\) )?(?:\[rank\d{1,6}\]: ?)?"
+    r"(?:\(\w[\w-]{0,40} pid=\d{1,10}\)(?:\x1b\[[\d;]{0,12}m)? ?)?(?:\[rank\d{1,6}\]: ?)?"
     r"(?:(?:ERROR|CRITICAL|WARNING|INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? "
     r"(?:\[[\w.:-]{1,80}\] |[\w.-]{1,80}:\d{1,6}\] ))?"
 )
