@@ -22,8 +22,6 @@ from helpers.failure_logs import (
     triage_of,
 )
 
-pytestmark = pytest.mark.launcher
-
 
 def text_of(cli, task, *extra):
     code, out, err = cli("status", task, "--stale-after", "600", *extra)
@@ -45,11 +43,9 @@ def test_kv_cache_too_small_names_the_estimate_and_the_topology(tmp_path, cli):
     assert cause["evidence"]["line"] == 2
     assert cause["resubmit_can_succeed"] is False
     fixes = [(f["key"], f["value"]) for f in cause["fix"]]
-    # 52.66 / 23.37 = 2.25x: the run.sub's TP 2 times 4.
-    assert fixes == [
-        ("deployment.command", "--max-model-len 488448"),
-        ("deployment.command", "--tensor-parallel-size 8"),
-    ]
+    # 52.66 / 23.37 = 2.25x: the run.sub's TP 2 times 4. Never vLLM's estimate of 488448
+    # as --max-model-len: the MRCR 1M task needs its 1.1M (issue 48).
+    assert fixes == [("deployment.command", "--tensor-parallel-size 8")]
     assert doc["state"] == "failed"
     assert doc["triage"]["next"][-1] == "scripts/nel-gym.sh run --config configs/mrcr_1m.yaml"
     _, out = text_of(cli, task)
@@ -81,6 +77,7 @@ def test_model_404_gets_the_served_name(tmp_path, cli):
     assert "nvidia/Nemotron-3-Nano" in cause["cause"]
 
 
+@pytest.mark.launcher
 def test_health_check_timeout_projects_the_load_time(tmp_path, cli):
     wait = health_wait_output(tmp_path, timeout=10)
     assert "Health check timeout after 10s" in wait  # the launcher's own line, by bash
@@ -186,14 +183,21 @@ def test_enroot_mount_names_the_missing_path(tmp_path, cli):
     assert "No such file or directory" in doc["triage"]["cause"]["cause"]
 
 
+@pytest.mark.launcher
 def test_server_died_without_a_specific_signature(tmp_path, cli):
     wait = health_wait_output(tmp_path, timeout=60, server_alive=False)
     assert "server process 2147483646 died" in wait  # the launcher's own line, by bash
     task = dead_task(tmp_path, {"slurm-4100001.log": wait}, jobs=["4100001"])
     _, doc = triage_of(cli, task)
-    assert doc["triage"]["cause"]["id"] == "server-died"
+    cause = doc["triage"]["cause"]
+    # Not a catch-all cause (issue 48): not recognised, with the line that says so.
+    assert cause["id"] == "not-recognised" and cause["component"] == "server"
+    assert cause["evidence"]["text"] == "server process 2147483646 died"
+    assert cause["resubmit_can_succeed"] is None
+    assert [c["id"] for c in doc["triage"]["also_seen"]] == ["server-died"]
 
 
+@pytest.mark.launcher
 def test_the_specific_server_cause_wins_over_the_death(tmp_path, cli):
     wait = health_wait_output(tmp_path, timeout=60, server_alive=False)
     logs = {"slurm-4100001.log": wait, **signature_logs("vllm-kv-cache-too-small")}
@@ -206,6 +210,7 @@ def test_the_specific_server_cause_wins_over_the_death(tmp_path, cli):
 # ------------------------------------------------------------------ the attempt budget
 
 
+@pytest.mark.launcher
 def test_three_identical_failures_say_do_not_resubmit(tmp_path, cli):
     jobs = ["4100001", "4100002", "4100003"]
     wait = health_wait_output(tmp_path, timeout=10)
@@ -225,6 +230,7 @@ def test_three_identical_failures_say_do_not_resubmit(tmp_path, cli):
     assert "attempts: 3 Slurm jobs (4100001, 4100002, 4100003); the last 3 ended by" in out
 
 
+@pytest.mark.launcher
 def test_time_limits_while_starting_are_the_drain_loop(tmp_path, cli):
     jobs = ["4100001", "4100002", "4100003"]
     started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
@@ -237,14 +243,17 @@ def test_time_limits_while_starting_are_the_drain_loop(tmp_path, cli):
     triage = doc["triage"]
     assert triage["cause"]["id"] == "time-limit-while-starting"
     assert triage["verdict"].startswith("do not resubmit")
-    # run.sub's own job name (#SBATCH --job-name): its queued follow-up is cancelled first.
-    assert triage["next"][0].startswith("scancel --name=x-nemo-evaluator-launcher.nemo_gym.0")
+    # Its queued follow-up is cancelled first, chosen by its dependency on the dead job:
+    # never by run.sub's job name, which nel 0.2.6 gives every invocation's same task.
+    assert triage["next"][0].startswith("scancel FOLLOW_UP_JOB_ID ")
+    assert "afternotok:4100003" in triage["next"][0] and "--name" not in triage["next"][0]
     (fix,) = triage["cause"]["fix"]
     # run.sub asks 04:00:00 on 4 nodes x 4 GPUs: twice that, 16 GPUs x 8 h a job.
     assert (fix["key"], fix["value"]) == ("execution.walltime", "08:00:00")
     assert "128 GPU-hours (16 GPUs)" in fix["why"]
 
 
+@pytest.mark.launcher
 def test_a_chain_of_time_limits_with_service_is_healthy_resuming(tmp_path, cli):
     jobs = ["4100001", "4100002"]
     served = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
@@ -261,6 +270,7 @@ def test_a_chain_of_time_limits_with_service_is_healthy_resuming(tmp_path, cli):
     assert _commands(triage["next"]) == [f"nel resume {INVOCATION}"]
 
 
+@pytest.mark.launcher
 def test_a_spent_chain_names_the_cost_of_another(tmp_path, cli):
     task = dead_task(tmp_path, {}, jobs=["4100001", "4100002"])
     said = chain_output(tmp_path, task, "4100001", "TIMEOUT", "08:00:00", "08:00:00")
@@ -345,6 +355,7 @@ def test_a_404_beside_answered_requests_is_not_the_cause(tmp_path, cli):
     assert doc["triage"]["warnings"] == []
 
 
+@pytest.mark.launcher
 def test_the_health_wait_about_to_give_up_warns_with_the_projection(tmp_path, cli):
     started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
     shards = (
@@ -361,6 +372,7 @@ def test_the_health_wait_about_to_give_up_warns_with_the_projection(tmp_path, cl
     assert code == 1
 
 
+@pytest.mark.launcher
 def test_a_chain_ended_by_a_failed_job_is_not_resumed(tmp_path, cli):
     task = dead_task(tmp_path, {}, jobs=["4100001", "4100002"])
     said = chain_output(tmp_path, task, "4100001", "FAILED", "00:12:00")
@@ -373,6 +385,7 @@ def test_a_chain_ended_by_a_failed_job_is_not_resumed(tmp_path, cli):
     assert not any(step.startswith("nel resume") for step in triage["next"])
 
 
+@pytest.mark.launcher
 def test_the_readme_shows_the_real_answer(tmp_path, cli):
     """README.md's dead-run block is this fixture's output (lines it elides aside)."""
     task = three_health_timeouts(tmp_path / "runs", tmp_path)
@@ -384,6 +397,7 @@ def test_the_readme_shows_the_real_answer(tmp_path, cli):
         assert line in produced, f"README line not in the output: {line!r}"
 
 
+@pytest.mark.launcher
 def test_a_copied_dead_folder_still_gets_its_cause(tmp_path, cli):
     """Files written a moment ago (a fresh copy or sync): the job's own last lines say it
     ended, so the task is not called starting."""
@@ -394,6 +408,7 @@ def test_a_copied_dead_folder_still_gets_its_cause(tmp_path, cli):
     assert doc["triage"]["cause"]["id"] == "health-check-timeout"
 
 
+@pytest.mark.launcher
 def test_the_eval_fixture_is_the_generated_run(tmp_path):
     """tests/evals/files/runs/dead-health-wait is three_health_timeouts' output, so the
     agent eval reads the real launcher's run.sub and lines."""
@@ -447,6 +462,7 @@ def test_values_a_cause_repeats_are_redacted(tmp_path, cli):
     assert token not in json.dumps(doc)
 
 
+@pytest.mark.launcher
 def test_a_late_health_wait_without_a_projection_is_watched_not_stopped(tmp_path, cli):
     started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
     # 12000 s into run.sub's 14400 s wait, no shard line to project from.
@@ -471,7 +487,7 @@ def test_validate_on_a_dead_run_gives_the_cause_not_a_resume(tmp_path, cli):
     assert "why it ended: vllm-kv-cache-too-small" in out
     steps = _next_lines(out)
     assert steps[:2] == [
-        "change in configs/mrcr_1m.yaml: deployment.command: --max-model-len 488448",
+        "change in configs/mrcr_1m.yaml: deployment.command: --tensor-parallel-size 8",
         "scripts/nel-gym.sh run --config configs/mrcr_1m.yaml",
     ]
     assert not any("sbatch run.sub" in s or "nel resume" in s for s in steps)
@@ -518,3 +534,60 @@ def test_a_config_path_with_a_control_character_is_one_exact_shell_word(tmp_path
     assert echo.stdout == odd
     _, out = text_of(cli, task)
     assert relaunch in out.splitlines()[-1]
+
+
+@pytest.mark.launcher
+def test_the_saved_run_sub_is_the_launchers_render():
+    """The task directories of the fast tier carry a checked-in copy of the real render;
+    it must stay what nel 0.2.6 writes for the example (python
+    tests/helpers/failure_logs.py --run-sub rewrites it)."""
+    from helpers.failure_logs import rendered_run_sub, saved_run_sub
+
+    assert saved_run_sub() == rendered_run_sub()
+
+
+def test_a_judge_404_in_a_run_with_rollouts_is_not_stopped(tmp_path, cli):
+    """issue 48: one 404 in the client log of a run that has written rollouts is a
+    caller's wrong name (a judge): the run is making progress, so no "stop it now"."""
+    logs = signature_logs("model-name-404")
+    task = live_task(tmp_path, logs, started_ago=300)
+    (task / "artifacts" / "evaluator_rollouts.jsonl").write_text('{"reward": 1.0}\n')
+    _, doc = triage_of(cli, task)
+    assert doc["triage"]["warnings"] == [] and doc["triage"]["next"] == []
+    assert not doc["triage"]["verdict"].startswith("stop it now")
+
+
+def test_kv_cache_topology_is_sized_from_the_checkpoint_when_given(tmp_path, cli):
+    """issue 48: with --checkpoint and --gpu-mem-gib the TP fix comes from evalkit's
+    sizing model (a Llama-3-8B shape: 128 KiB of KV a token, 1.1M tokens = 134 GiB;
+    at TP 4 each 80 GiB GPU holds its quarter), not from scaling vLLM's ratio (TP 8)."""
+    ckpt = tmp_path / "ckpt"
+    ckpt.mkdir()
+    (ckpt / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["LlamaForCausalLM"],
+                "num_hidden_layers": 32,
+                "num_attention_heads": 32,
+                "num_key_value_heads": 8,
+                "hidden_size": 4096,
+                "intermediate_size": 14336,
+                "vocab_size": 128256,
+                "torch_dtype": "bfloat16",
+                "max_position_embeddings": 131072,
+            }
+        )
+    )
+    task = dead_task(tmp_path, signature_logs("vllm-kv-cache-too-small"), jobs=["4100001"])
+    _, doc = triage_of(cli, task, "--checkpoint", ckpt, "--gpu-mem-gib", "80")
+    (fix,) = doc["triage"]["cause"]["fix"]
+    assert fix["value"] == "--tensor-parallel-size 4"
+    assert fix["why"].startswith("evalkit's sizing model: at TP 4")
+    _, plain = triage_of(cli, task)
+    assert plain["triage"]["cause"]["fix"][0]["value"] == "--tensor-parallel-size 8"
+
+
+def test_checkpoint_without_gpu_memory_is_one_line_and_exit_2(tmp_path, run_cli):
+    task = dead_task(tmp_path, signature_logs("vllm-kv-cache-too-small"), jobs=["4100001"])
+    code, out, err = run_cli("status", task, "--checkpoint", tmp_path)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1

@@ -7,9 +7,6 @@ import pytest
 
 from helpers.failure_logs import dead_task, signature_logs, triage_of
 
-pytestmark = pytest.mark.launcher
-
-
 # ------------------------------------------------------------------ SLURM's view
 # Shapes from Slurm's sacct(1) and squeue(1) manual pages (`-P` joins fields with |, the
 # default table is padded columns under a line of dashes, a cut value ends in +); the
@@ -32,7 +29,11 @@ SQUEUE = """             JOBID PARTITION     NAME     USER ST       TIME  NODES 
 
 
 def test_sacct_agreeing_with_the_logs_adds_its_line(tmp_path, cli):
-    task = dead_task(tmp_path, signature_logs("slurm-time-limit"), jobs=["4100001"])
+    logs = signature_logs("slurm-time-limit")
+    # run.sub's auto-resume handler queued the follow-up: sbatch's own answer (slurm
+    # src/sbatch/sbatch.c, `Submitted batch job %u`) ties job 4100002 to this task.
+    logs["slurm-4100001.log"] = "Submitted batch job 4100002\n" + logs["slurm-4100001.log"]
+    task = dead_task(tmp_path, logs, jobs=["4100001"])
     (tmp_path / "sacct.txt").write_text(SACCT_P)
     (tmp_path / "squeue.txt").write_text(SQUEUE)
     _, doc = triage_of(
@@ -106,3 +107,43 @@ def test_slurm_tables_parse_the_cut_values():
         p.write_text(SQUEUE)
         (row,) = read_squeue(p)
         assert (row.job, row.state, row.reason) == ("4100002", "PENDING", "Dependency")
+
+
+def test_the_new_signatures_are_named():
+    """disk-full, enroot-registry-auth and rate-limited: the corpus cases
+    (tests/test_failures_corpus.py) place their real lines in task directories."""
+    from evalkit.checks.failures import BY_ID
+
+    assert {"disk-full", "enroot-registry-auth", "rate-limited"} <= set(BY_ID)
+
+
+def test_a_pending_job_not_tied_to_the_task_is_not_its_follow_up(tmp_path, cli):
+    """issue 48: another invocation's pending job (same account, same task name) is not
+    this task's follow-up; only a job id or run.sub's sbatch answer ties a row to it."""
+    task = dead_task(tmp_path, signature_logs("slurm-time-limit"), jobs=["4100001"])
+    (tmp_path / "squeue.txt").write_text(SQUEUE)
+    _, doc = triage_of(cli, task, "--squeue", tmp_path / "squeue.txt")
+    slurm = doc["triage"]["slurm"]
+    assert not any("4100002" in line for line in slurm)
+    assert any(line.startswith("1 other pending job(s)") for line in slurm)
+
+
+def test_sacct_rows_of_a_task_without_job_ids_are_not_adopted(tmp_path, cli):
+    """issue 48: without the task's marker files and slurm logs, the highest job id in
+    the sacct file is not taken as the task's (it names no cause)."""
+    task = dead_task(tmp_path, {"client-4100001.log": "starting\n"})
+    (tmp_path / "sacct.txt").write_text(SACCT_TABLE)
+    _, doc = triage_of(cli, task, "--sacct", tmp_path / "sacct.txt")
+    assert doc["triage"]["cause"] is None or doc["triage"]["cause"]["id"] != "slurm-host-oom"
+    assert any("no job ids of its own" in line for line in doc["triage"]["slurm"])
+
+
+def test_sacct_names_the_cause_an_unrecognised_log_only_quotes(tmp_path, cli):
+    """A log with an error line no signature knows, and sacct's OUT_OF_MEMORY for the
+    job: Slurm's state names the cause; the quoted line stays as history."""
+    logs = {"client-4100001.log": "RuntimeError: worker pool broke\n"}
+    task = dead_task(tmp_path, logs, jobs=["4100001"])
+    (tmp_path / "sacct.txt").write_text(SACCT_TABLE)
+    _, doc = triage_of(cli, task, "--sacct", tmp_path / "sacct.txt")
+    assert doc["triage"]["cause"]["id"] == "slurm-host-oom"
+    assert doc["triage"]["also_seen"][0]["id"] == "not-recognised"

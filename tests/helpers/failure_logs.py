@@ -1,7 +1,9 @@
 """Dead nel 0.2.6 task directories for the failure-signature tests, built from real parts.
 
 - run.sub: the real launcher 0.2.6 renders it (`nel run --dry-run` in this process,
-  helpers/nel.py) from recipes/examples/gym/example_mrcr.yaml, once per test session.
+  helpers/nel.py) from recipes/examples/gym/example_mrcr.yaml. A copy of that render is
+  checked in (tests/data/failures_corpus/run.sub), so that the tests which only read a
+  dead task need no launcher; a `launcher` test keeps the copy equal to a fresh render.
 - run.sub's own messages: the launcher's own shell blocks (executors/slurm/executor.py
   `_get_wait_for_server_handler`, `_generate_autoresume_handler`) run by bash, with
   `curl`, `sleep`, `sacct` and `sbatch` stubbed.
@@ -26,6 +28,7 @@ INVOCATION = "0123456789abcdef"
 INVOCATION_DIR = f"20261203_101500-{INVOCATION}"
 CONFIG = REPO / "recipes/examples/gym/example_mrcr.yaml"
 USER_CONFIG = "configs/mrcr_1m.yaml"
+SAVED_RUN_SUB = REPO / "tests/data/failures_corpus/run.sub"
 
 # rule id -> (log file, lines, source). Written exactly as the source formats them.
 LINES: dict[str, tuple[str, list[str], str]] = {
@@ -217,6 +220,13 @@ def rendered_run_sub() -> str:
     return script.replace(str(fixed), USER_CONFIG).replace(f"{REPO}/", "")
 
 
+@functools.cache
+def saved_run_sub() -> str:
+    """rendered_run_sub()'s output as checked in (regenerate: python
+    tests/helpers/failure_logs.py --run-sub)."""
+    return SAVED_RUN_SUB.read_text()
+
+
 def _stubs(tmp: Path, **scripts: str) -> dict[str, str]:
     bin_dir = tmp / "stub-bin"
     bin_dir.mkdir(exist_ok=True)
@@ -272,7 +282,7 @@ def dead_task(root: Path, logs: dict[str, str], jobs: list[str] | None = None,
     task = root / INVOCATION_DIR / "nemo_gym.0"
     (task / "logs").mkdir(parents=True, exist_ok=True)
     (task / "artifacts").mkdir(exist_ok=True)
-    (task / "run.sub").write_text(rendered_run_sub())
+    (task / "run.sub").write_text(saved_run_sub())
     for name, text in logs.items():
         (task / "logs" / name).write_text(text)
     if jobs:
@@ -320,6 +330,9 @@ if __name__ == "__main__":  # python tests/helpers/failure_logs.py DEST: the eva
     import tempfile
 
     sys.path.insert(0, str(REPO / "tests"))
+    if sys.argv[1] == "--run-sub":
+        SAVED_RUN_SUB.write_text(rendered_run_sub())
+        raise SystemExit(0)
     with tempfile.TemporaryDirectory() as scratch:
         done = three_health_timeouts(Path(sys.argv[1]), Path(scratch))
     (done / ".job_start_time").unlink()

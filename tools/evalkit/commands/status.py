@@ -74,12 +74,58 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--squeue", metavar="FILE", help="squeue output (the default table)")
     parser.add_argument(
+        "--checkpoint",
+        metavar="DIR",
+        help="the served checkpoint (its config.json): a topology fix is then computed with "
+        "evalkit's sizing model (with --gpu-mem-gib)",
+    )
+    parser.add_argument(
+        "--gpu-mem-gib",
+        type=positive_float,
+        metavar="G",
+        help="each GPU's memory, for --checkpoint",
+    )
+    parser.add_argument(
         "--stale-after",
         type=positive_float,
         default=1200.0,
         metavar="SECONDS",
         help="a task whose files have not changed for this long has stopped (default 1200)",
     )
+
+
+def _sizer(checkpoint: str | None, gpu_mem_gib: float | None):
+    """What the failure signatures size a topology fix with (--checkpoint with
+    --gpu-mem-gib): for a TP, the KV GiB each GPU keeps when one request of the task's
+    length fits (evalkit.sizing.plan), else None."""
+    if checkpoint is None and gpu_mem_gib is None:
+        return None
+    from evalkit.checkpoint import load_checkpoint
+    from evalkit.errors import InputError
+    from evalkit.sizing import GIB, SizeRequest, plan
+
+    if checkpoint is None or gpu_mem_gib is None:
+        raise InputError("--checkpoint and --gpu-mem-gib go together (the sizing model needs both)")
+    ckpt = load_checkpoint(checkpoint)
+
+    def sizing(tp: int, max_len: int, per_node: int, kv_dtype: str, util: float) -> float | None:
+        request = SizeRequest(
+            gpu_mem_gib=gpu_mem_gib,
+            gpus_per_node=per_node,
+            max_model_len=max_len,
+            parallelism=1,
+            num_nodes=-(-tp // per_node),
+            kv_cache_dtype=kv_dtype,
+            gpu_memory_utilization=util,
+            tensor_parallel_size=tp,
+        )
+        try:
+            sized = plan(ckpt, request)
+        except (InputError, ValueError, ZeroDivisionError):
+            return None
+        return sized.kv_pool_bytes_per_gpu / GIB if sized.fits else None
+
+    return sizing
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,8 +138,9 @@ def run(args: argparse.Namespace) -> int:
     from evalkit.status import RunMonitor, document, ended, exit_code
 
     slurm = attach.slurm_rows(args.sacct, args.squeue)
+    sizing = _sizer(args.checkpoint, args.gpu_mem_gib)  # a bad input fails first
     monitor = RunMonitor(args.run, args.expected, args.stale_after)
-    triager = attach.Triager([m.task for m in monitor.tasks], slurm)
+    triager = attach.Triager([m.task for m in monitor.tasks], slurm, sizing)
     if args.watch is None:
         statuses = monitor.refresh(time.time())
         triages = triager.refresh(statuses)  # why a task ended (checks/failures)

@@ -26,7 +26,10 @@ def _cause_lines(cause: Any, head: str) -> list[str]:
         why = f"   ({_inert(change.why)})" if change.why else ""
         head = "fix:" if n == 0 else ("and:" if change.joint else "or: ")
         lines.append(f"    {head} {change.key}: {_inert(change.value)}{why}")
-    lines.append(f"    source: {rule.source.text()}; see {FAILURES_DOC}#{rule.id}")
+    if getattr(cause, "recognised", True):
+        lines.append(f"    source: {rule.source.text()}; see {FAILURES_DOC}#{rule.id}")
+    else:  # no signature: no source to name, the quoted line is the lead
+        lines.append(f"    see {FAILURES_DOC} (not recognised: read the quoted line first)")
     return lines
 
 

@@ -29,13 +29,19 @@ class Triager:
     """Triage per task, following each task's logs across refreshes (status --watch reads
     what was appended, as the monitor does)."""
 
-    def __init__(self, tasks: Sequence[TaskRun], slurm: Sequence[SlurmRow] | None = None):
+    def __init__(
+        self,
+        tasks: Sequence[TaskRun],
+        slurm: Sequence[SlurmRow] | None = None,
+        sizing: Any = None,
+    ):
         self.tasks = list(tasks)
         self.slurm = slurm
+        self.sizing = sizing
         self.scanners = [LogScanner(RULES) for _ in self.tasks]
 
     def refresh(self, statuses: Sequence[Any]) -> list[TaskTriage]:
-        return attach(self.tasks, statuses, self.slurm, self.scanners)
+        return attach(self.tasks, statuses, self.slurm, self.scanners, self.sizing)
 
 
 def attach(
@@ -43,6 +49,7 @@ def attach(
     statuses: Sequence[Any],
     slurm: Sequence[SlurmRow] | None = None,
     scanners: Sequence[LogScanner] | None = None,
+    sizing: Any = None,
 ) -> list[TaskTriage]:
     """Triage each task in its status's state; SLURM, when given, is the sacct and squeue
     rows (failures/slurmtext.py) combined with each task's jobs."""
@@ -51,11 +58,13 @@ def attach(
         # A task awaiting the follow-up job run.sub queued is alive: its chain goes on.
         state = "running" if getattr(status, "awaiting_resume", False) else status.state
         scanner = scanners[n] if scanners is not None else None
-        t = triage_task(task, state, status.done, status.expected, scanner=scanner)
+        t = triage_task(task, state, status.done, status.expected, scanner=scanner, sizing=sizing)
         t.state = status.state
         if slurm is not None:
             combine(t, slurm)
-        if t.cause is not None and not (t.cause.rule.resubmit and t.cause.rule.next == RESUME):
+        if t.cause is not None and not t.cause.recognised:
+            pass  # quoted, not named: the state stays what the files say
+        elif t.cause is not None and not (t.cause.rule.resubmit and t.cause.rule.next == RESUME):
             # Not a resume event: the task failed, whatever its files' age suggested.
             status.state = "failed"
             status.awaiting_resume = False

@@ -30,12 +30,28 @@ def _section(doc: str, title: str) -> str:
     return body.split("\n## ", 1)[0].strip()
 
 
+def _covers(rule) -> list[str]:
+    """The other wordings a rule reads: each version's source, or the public log."""
+    if not rule.covers:
+        return []
+    return ["**Also covers.** " + "; ".join(src.text() for src in rule.covers) + ".", ""]
+
+
 def render() -> str:
     out = [
         "Generated from the rule docstrings in `tools/evalkit/checks/failures/rules/`; do "
         "not edit between the markers. `evalkit status` runs every rule on a task that "
         "ended without a valid result (and the live ones on a running task) and prints "
-        "the cause, the evidence line, the fix and the next command.",
+        "the cause, the evidence line, the fix and the next command. The job that ended "
+        "last decides; earlier jobs' causes are history (`also_seen`).",
+        "",
+        "When no signature names the end (run.sub's `server process N died` alone is no "
+        "cause), the cause is `not-recognised`: the component that died first (the server "
+        "before the client, then the job's own log), its fatal line with file and line "
+        "(the exception ending its first traceback, else its first exception line, else "
+        "the last line of enroot's log as pyxis printed it, else its last error line), and "
+        "`resubmit_can_succeed: null`. tests/data/failures_corpus/ holds the real failures "
+        "these rules are measured on.",
         "",
         "| Signature | Cause | Same config can succeed | Next |",
         "|---|---|---|---|",
@@ -45,6 +61,7 @@ def render() -> str:
         again = "yes" if rule.resubmit else "no"
         out.append(f"| [`{rule.id}`](#{rule.id}) | {summary} | {again} | {_NEXT[rule.next]} |")
     for rule in RULES:
+        needles = " or ".join(f"`{n}`" for n in rule.needles)
         live = " Also shows early, as a warning, on a running task." if rule.live else ""
         logs = ", ".join(f"`logs/{p}*.log`" for p in rule.logs)
         out += [
@@ -55,9 +72,10 @@ def render() -> str:
             "",
             f"**Symptom.** {' '.join(_section(rule.doc, 'What it does').split())}",
             "",
-            f"**Evidence.** A line holding `{rule.needle}` in {logs}; the message comes "
+            f"**Evidence.** A line holding {needles} in {logs}; the message comes "
             f"from {rule.source.text()}.",
             "",
+            *_covers(rule),
             f"**Why.** {' '.join(_section(rule.doc, 'Why is this bad').split())}",
             "",
             f"**Fix.** {' '.join(_section(rule.doc, 'Fix').split())}",

@@ -118,4 +118,5 @@ def task_facts(task: TaskRun, logs: LogFacts) -> TaskFacts:
         facts.rollouts_written = False
     facts.accumulated_seconds = _small_int(task.task_dir / ".accumulated_walltime")
     facts.jobs = _job_list(task.task_dir / ".slurm_job_id.list")
+    facts.followups = set(logs.submitted)
     return facts

@@ -16,6 +16,10 @@ from typing import Any
 
 # What to do next, for the closing command.
 RESUME, RELAUNCH, NONE = "resume", "relaunch", "none"
+# A rule's pattern is tried only this far either side of the first needle in a line:
+# every message a rule reads fits in it, and a line that repeats a needle (hostile, or a
+# log gone wrong) then costs one bounded search, not one per repetition.
+MATCH_WINDOW = 16 * 1024
 # Where a cause stands in the run's life: a dead run's cause, or a live run's warning.
 ENDED, LIVE = "ended", "live"
 
@@ -80,6 +84,7 @@ class TaskFacts:
     gpus_per_node: int | None = None
     accumulated_seconds: int | None = None  # .accumulated_walltime
     jobs: list[str] = field(default_factory=list)  # .slurm_job_id.list
+    followups: set[str] = field(default_factory=set)  # jobs run.sub queued (sbatch's answer)
     done: int | None = None
     expected: int | None = None
     shards: tuple[int, int] | None = None  # last "Loading ... shards" n/total seen
@@ -95,6 +100,10 @@ class TaskFacts:
     live_seconds: int | None = None  # a live task: seconds since its job started
     job_name: str | None = None  # run.sub's #SBATCH --job-name
     config_path: str | None = None  # the --config of the `nel run` that launched it
+    # `status --checkpoint DIR --gpu-mem-gib G` (commands/status.py): sizing(tp, max_len,
+    # gpus_per_node, kv_dtype, gpu_util) -> the KV GiB a GPU keeps when one request of
+    # max_len fits at that TP, else None; evalkit's sizing model, handed in from above
+    sizing: Callable[[int, int, int, str, float], float | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +112,7 @@ class FailureRule:
     name: str  # a few words
     doc: str  # What it does / Why is this bad / Fix
     source: Source
-    needle: str  # a literal every matching line contains (a cheap pre-filter)
+    needle: str | tuple[str, ...]  # literal(s): a matching line holds one (a cheap pre-filter)
     pattern: re.Pattern[str]
     logs: tuple[str, ...]  # log name prefixes it reads ("slurm-", "server-", "client-")
     resubmit: bool  # can the same config succeed if submitted again?
@@ -120,6 +129,29 @@ class FailureRule:
     # run.sub's chain resumes this end (a TIMEOUT): its queued follow-up job would fail
     # the same way, so the answer cancels it before the change.
     chain_continues: bool = False
+    # Other wordings of the same message (other versions), tried after PATTERN.
+    wordings: tuple[re.Pattern[str], ...] = ()
+    # Retrying can succeed by itself (a rate limit, a node, an interconnect): never
+    # "do not resubmit", whatever the attempt budget says.
+    transient: bool = False
+    # Where the other wordings come from (versions, and the public logs they were read in).
+    covers: tuple[Source, ...] = ()
+
+    @property
+    def needles(self) -> tuple[str, ...]:
+        return (self.needle,) if isinstance(self.needle, str) else self.needle
+
+    def match(self, line: str) -> re.Match[str] | None:
+        at = [i for i in (line.find(n) for n in self.needles) if i >= 0]
+        if not at:
+            return None
+        first = min(at)
+        start, end = max(0, first - MATCH_WINDOW), min(len(line), first + MATCH_WINDOW)
+        for pattern in (self.pattern, *self.wordings):
+            found = pattern.search(line, start, end)
+            if found:
+                return found
+        return None
 
     @property
     def summary(self) -> str:

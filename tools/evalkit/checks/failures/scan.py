@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalkit.checks.failures.fatal import Fatal, FatalReader
 from evalkit.checks.failures.model import FailureRule, Hit
 from evalkit.errors import InputError
 from evalkit.inputs import MAX_LINE_BYTES
@@ -54,6 +55,12 @@ class LogFacts:
     ready_jobs: set[str] = field(default_factory=set)
     loaded_files: set[str] = field(default_factory=set)
     prepare_lines: dict[str, int] = field(default_factory=dict)
+    fatal: dict[str, FatalReader] = field(default_factory=dict)  # log -> its fatal line
+    submitted: set[str] = field(default_factory=set)  # follow-up jobs a job's run.sub queued
+
+    def fatal_line(self, name: str) -> Fatal | None:
+        reader = self.fatal.get(name)
+        return reader.best() if reader else None
 
     def first(self, rule_id: str) -> Hit | None:
         found = self.hits.get(rule_id)
@@ -80,11 +87,13 @@ def _feed(
 ) -> None:
     mine = [r for r in rules if name.startswith(r.logs)]
     job = job_of(name)
+    fatal = facts.fatal.setdefault(name, FatalReader())
     for line_no, line in enumerate(lines, start=first_line):
+        fatal.feed(line_no, line)
         for rule in mine:
-            if rule.needle not in line:
+            if not any(n in line for n in rule.needles):
                 continue
-            match = rule.pattern.search(line)
+            match = rule.match(line)
             if not match:
                 continue
             bucket = facts.hits.setdefault(rule.id, RuleHits())
@@ -105,6 +114,9 @@ def _feed(
                 facts.waiting_jobs.add(job)
             elif line.startswith("server ready on "):
                 facts.ready_jobs.add(job)
+            # sbatch's answer to the auto-resume handler's `sbatch --dependency=afternotok`
+            elif line.startswith("Submitted batch job ") and line[20:].strip().isdigit():
+                facts.submitted.add(line[20:].strip()[:20])
         # vLLM 0.26 v1/worker/gpu_model_runner.py:5348: the weights are on the GPUs.
         if "Model loading took" in line:
             facts.loaded_files.add(name)

@@ -53,10 +53,11 @@ def _from_state(t: TaskTriage, row: SlurmRow) -> Cause | None:
 
 
 def combine(t: TaskTriage, rows: Sequence[SlurmRow]) -> None:
+    # A row is this task's only by its job id (.slurm_job_id.list, slurm-<id>.log) or as
+    # the follow-up a job's run.sub queued (sbatch's `Submitted batch job N` in its log):
+    # never the highest id in the file, nor a pending job of another invocation.
     jobs = list(t.attempts.jobs)
-    own = {r.job for r in rows if r.source == "sacct" and r.step is None}
-    if not jobs:  # no marker files: the rows given are this task's
-        jobs = sorted(own, key=int)
+    followups = set(t.facts.followups)
     mains = {}
     for row in rows:
         if row.step is None and row.job in jobs and row.job not in mains:
@@ -81,13 +82,21 @@ def combine(t: TaskTriage, rows: Sequence[SlurmRow]) -> None:
                 "logs name the cause (the exit state is the batch script's)"
             )
     last = mains.get(jobs[-1]) if jobs else None
-    if t.cause is None and last is not None and t.state not in LIVE_STATES:
+    unnamed = t.cause is None or not t.cause.recognised
+    if unnamed and last is not None and t.state not in LIVE_STATES:
         cause = _from_state(t, last)
-        if cause is not None:
+        if cause is not None:  # Slurm's state names what the logs could only quote
+            if t.cause is not None:
+                t.also.insert(0, t.cause)
             t.cause = cause
+            t.next, t.verdict = [], ""
             decide(t)
+    others = 0
     for row in rows:
         if row.source != "squeue" or row.job in jobs or row.base_state != "PENDING":
+            continue
+        if row.job not in followups:
+            others += 1
             continue
         reason = row.reason or "no reason given"
         if reason == "Dependency":
@@ -102,5 +111,15 @@ def combine(t: TaskTriage, rows: Sequence[SlurmRow]) -> None:
             )
         else:
             t.slurm.append(f"job {row.job} is PENDING ({reason}): queued, not failed")
+    if others:
+        t.slurm.append(
+            f"{others} other pending job(s) in the squeue given: not this task's (no job id "
+            "or follow-up of its jobs names them)"
+        )
     if rows and not mains and jobs and not any(r.source == "squeue" for r in rows):
         t.slurm.append(f"none of the jobs given is this task's (its jobs: {', '.join(jobs[-5:])})")
+    elif rows and not jobs:
+        t.slurm.append(
+            "the task has no job ids of its own (.slurm_job_id.list, slurm-<id>.log): no "
+            "row given is taken as its"
+        )

@@ -26,7 +26,7 @@ from evalkit.checks.failures.model import (
     TaskFacts,
 )
 from evalkit.checks.failures.rules import BY_ID, RULES
-from evalkit.checks.failures.scan import LogFacts, LogScanner, scan_logs
+from evalkit.checks.failures.scan import LogFacts, LogScanner, job_of, scan_logs
 from evalkit.runs.invocation import INVOCATION_PLACEHOLDER, JOB_PLACEHOLDER, id_hint
 from evalkit.runs.layout import TaskRun
 
@@ -43,9 +43,18 @@ class Cause:
     changes: list[Change]
     stage: str  # ENDED | LIVE
 
+    @property
+    def recognised(self) -> bool:
+        from evalkit.checks.failures.unknown import ID
+
+        return self.rule.id != ID
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.rule.id,
+            "recognised": self.recognised,
+            "component": self.hit.groups.get("component") if not self.recognised else None,
+            "transient": self.rule.transient,
             "cause": self.sentence,
             "stage": self.stage,
             "evidence": {
@@ -54,7 +63,8 @@ class Cause:
                 "text": self.hit.text,
             },
             "matches": self.count,
-            "resubmit_can_succeed": self.rule.resubmit,
+            # not recognised: nobody knows whether the same config can succeed
+            "resubmit_can_succeed": self.rule.resubmit if self.recognised else None,
             "fix": [c.to_json() for c in self.changes],
             "source": self.rule.source.text(),
         }
@@ -111,6 +121,34 @@ def _causes(logs: LogFacts, facts: TaskFacts, stage: str) -> list[Cause]:
             Cause(rule, hit, bucket.count, rule.cause(hit, facts), rule.fix(hit, facts), stage)
         )
     return found
+
+
+def _current(causes: list[Cause], logs: LogFacts, tries: Attempts) -> list[Cause]:
+    """The job that ended last decides: its causes first (by rank), then the earlier
+    jobs' as history. A latest job with no log of its own leaves the order as it was."""
+    latest = tries.jobs[-1] if tries.jobs else None
+    if latest is None or not any(job_of(n) == latest for n in logs.files):
+        return causes
+    now = [c for c in causes if c.hit.job in (None, latest)]
+    return now + [c for c in causes if c not in now]
+
+
+def _unknown(t: TaskTriage, logs: LogFacts) -> None:
+    """No signature names the end of the latest job, or only run.sub's catch-all that
+    the server died: say so, and quote the fatal line of what died first."""
+    from evalkit.checks.failures.unknown import RULE as UNKNOWN
+    from evalkit.checks.failures.unknown import fatal_hit
+
+    latest = t.attempts.jobs[-1] if t.attempts.jobs else None
+    named = t.cause is not None and t.cause.rule.id != "server-died"
+    if named and (latest is None or t.cause.hit.job in (None, latest)):  # type: ignore[union-attr]
+        return
+    hit = fatal_hit(logs, latest)
+    if hit is None:
+        return
+    if t.cause is not None:
+        t.also.insert(0, t.cause)
+    t.cause = Cause(UNKNOWN, hit, 1, UNKNOWN.cause(hit, t.facts), [], ENDED)
 
 
 def _ended_by(causes: Sequence[Cause], tries: Attempts) -> bool:
@@ -174,7 +212,18 @@ def decide(t: TaskTriage) -> None:
     if cause is None:
         return
     rule = cause.rule
-    if t.attempts.exhausted and t.attempts.streak_cause == rule.id and rule.next != RESUME:
+    if not cause.recognised:
+        t.verdict = (
+            "cause not recognised: read the quoted fatal line before resubmitting; nothing "
+            "here says whether the same config can succeed"
+        )
+        return
+    if (
+        t.attempts.exhausted
+        and t.attempts.streak_cause == rule.id
+        and rule.next != RESUME
+        and not rule.transient
+    ):
         t.verdict = (
             f"do not resubmit: the last {t.attempts.streak} attempts ended the same way with "
             "the same run.sub; make the change first"
@@ -183,12 +232,13 @@ def decide(t: TaskTriage) -> None:
         t.verdict = "do not resubmit the same config: it fails the same way; make the change first"
     else:
         t.verdict = "the same config can succeed: nothing in it caused this"
-    if rule.chain_continues and t.facts.job_name:
-        from evalkit.shellword import shell_word
-
+    if rule.chain_continues:
+        # Never by name: nel 0.2.6 names jobs <account>-<subproject>.<task dir>, without
+        # the invocation id, so a name cancels other invocations' jobs too.
+        dead = cause.hit.job or (t.attempts.jobs[-1] if t.attempts.jobs else "JOB_ID")
         t.next.append(
-            f"scancel --name={shell_word(t.facts.job_name)}   (the follow-up job run.sub "
-            "queued would start the same way)"
+            f"scancel FOLLOW_UP_JOB_ID   (the job run.sub queued with --dependency=afternotok:"
+            f"{dead}; `squeue --me -h -o '%i %E'` lists it; it would start the same way)"
         )
     if rule.next == RESUME:
         t.next = [_resume(t.facts)]
@@ -208,6 +258,7 @@ def triage_task(
     expected: int | None = None,
     now: float | None = None,
     scanner: LogScanner | None = None,
+    sizing: Any = None,
 ) -> TaskTriage:
     """SCANNER, when given, follows the logs across calls (status --watch); without it
     the logs are read whole."""
@@ -224,6 +275,7 @@ def triage_task(
         logs = copy.deepcopy(scanner.refresh(logs_dir))
     facts = task_facts(task, logs)
     facts.done, facts.expected = done, expected
+    facts.sizing = sizing
     start, _ = job_start(task.task_dir)
     if state in LIVE_STATES and start is not None:
         facts.live_seconds = max(0, int((time.time() if now is None else now) - start))
@@ -237,8 +289,11 @@ def triage_task(
         t.warnings = [c for c in _causes(logs, facts, LIVE) if c.rule.live]
         warn_early(t)
         return t
+    causes = _current(causes, logs, t.attempts)
     if causes:
         t.cause, t.also = causes[0], causes[1:]
+    if state not in FINISHED_STATES:
+        _unknown(t, logs)
     decide(t)
     return t
 

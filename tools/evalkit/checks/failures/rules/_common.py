@@ -35,6 +35,29 @@ def tp_change(facts: TaskFacts, new: int, why: str) -> Change:
     return flag_change("--tensor-parallel-size", str(new), f"{why}; check: {size_command(facts)}")
 
 
+def sized_tp(facts: TaskFacts, max_model_len: int) -> Change | None:
+    """The smallest tensor parallelism (a power of two, over the run's GPUs) at which
+    evalkit's sizing model holds one request of MAX_MODEL_LEN tokens, as the flag to set;
+    None without --checkpoint/--gpu-mem-gib, or when no TP up to the run's GPUs fits."""
+    if facts.sizing is None:
+        return None
+    per_node = facts.gpus_per_node or 8
+    util = facts.vllm_args.get("--gpu-memory-utilization") or "0.9"
+    gpu_util = float(util) if util.replace(".", "", 1).isdigit() else 0.9
+    kv_dtype = facts.vllm_args.get("--kv-cache-dtype") or "auto"
+    tp = 1
+    while tp <= per_node * max(1, facts.nodes):
+        pool = facts.sizing(tp, max_model_len, per_node, kv_dtype, gpu_util)
+        if pool is not None:
+            why = (
+                f"evalkit's sizing model: at TP {tp} each GPU keeps {pool:.1f} GiB for the KV "
+                f"cache, enough for one {max_model_len}-token request"
+            )
+            return tp_change(facts, tp, why)
+        tp *= 2
+    return None
+
+
 def doubled_tp(facts: TaskFacts) -> Change:
     tp = _int(facts.vllm_args.get("--tensor-parallel-size")) or 1
     return tp_change(facts, tp * 2, f"twice {tp}: the weights spread over twice the GPUs")

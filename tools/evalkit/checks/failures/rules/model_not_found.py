@@ -61,6 +61,9 @@ RULE = FailureRule(
     cause=_cause,
     live=True,
     rank=20,
-    # A 404 beside answered requests is one caller's wrong name (a judge), not every call.
-    applies=lambda hit, facts: facts.ok_requests == 0,
+    # A 404 beside answered requests, or in a run that has written rollouts, is one
+    # caller's wrong name (a judge): the run is making progress, so it is never stopped.
+    applies=lambda hit, facts: (
+        facts.ok_requests == 0 and not facts.rollouts_written and not (facts.done or 0)
+    ),
 )

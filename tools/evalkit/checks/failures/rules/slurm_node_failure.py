@@ -46,4 +46,5 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=70,
+    transient=True,
 )

@@ -41,4 +41,5 @@ RULE = FailureRule(
     fix=_fix,
     cause=_cause,
     rank=75,
+    transient=True,
 )

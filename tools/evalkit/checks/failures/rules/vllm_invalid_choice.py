@@ -2,7 +2,9 @@
 
 ## What it does
 Finds argparse's `vllm serve: error: argument --FLAG: invalid choice: 'VALUE' (choose
-from ...)` in the server logs and picks the listed choice closest to VALUE.
+from ...)` (vLLM 0.26.0, run here) and vLLM 0.33.0's config check `Invalid FIELD: 'VALUE'.
+Valid values are: [...]` (--kv-cache-dtype, run here) in the server logs, and picks the
+listed choice closest to VALUE.
 
 ## Why is this bad
 `vllm serve` exits with status 2 before it loads anything; the same config fails the
@@ -30,6 +32,8 @@ def _choices(hit: Hit) -> list[str]:
 
 def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
     flag, value = hit.groups.get("flag", ""), hit.groups.get("value", "")
+    if not flag and hit.groups.get("key"):  # the config's field name: its flag
+        flag = "--" + hit.groups["key"].replace("_", "-")
     choices = _choices(hit)
     best = difflib.get_close_matches(value, choices, n=1, cutoff=0.0)
     return [
@@ -43,7 +47,8 @@ def _fix(hit: Hit, facts: TaskFacts) -> list[Change]:
 
 def _cause(hit: Hit, facts: TaskFacts) -> str:
     return (
-        f"vllm serve rejected {hit.groups.get('flag')} {hit.groups.get('value')!r}: not one "
+        f"vllm serve rejected {hit.groups.get('flag') or hit.groups.get('key')} "
+        f"{hit.groups.get('value')!r}: not one "
         "of its choices"
     )
 
@@ -53,11 +58,19 @@ RULE = FailureRule(
     name="invalid flag choice",
     doc=__doc__,
     source=Source("cpython", "3.12", "Lib/argparse.py (ArgumentParser._check_value)"),
-    needle="invalid choice",
+    needle=("invalid choice", "Valid values are: ["),
     pattern=re.compile(
         r"argument (?P<flag>--[\w-]{1,80}): invalid choice: '?(?P<value>[^'\s]{0,200})'? "
         r"\(choose from (?P<choices>[^)]{0,4000})\)"
     ),
+    # vLLM 0.33 checks --kv-cache-dtype in its config (pydantic), not argparse (run here)
+    wordings=(
+        re.compile(
+            r"Invalid (?P<key>\w{1,60}): '(?P<value>[^'\s]{0,200})'\. Valid values are: "
+            r"\[(?P<choices>[^\]]{0,4000})\]"
+        ),
+    ),
+    covers=(Source("vllm", "0.33.0", "config/cache.py (pydantic validator), run here"),),
     logs=("server-",),
     resubmit=False,
     next=RELAUNCH,

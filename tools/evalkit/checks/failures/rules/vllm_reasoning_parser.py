@@ -1,8 +1,14 @@
 """vLLM refused to start: the reasoning parser named is not one it registers.
 
 ## What it does
-Finds vLLM's API-server check `KeyError: 'invalid reasoning parser: NAME (chose from {
-a,b,... })'` in the server logs and picks the registered parser closest to NAME.
+Finds what vLLM prints for `--reasoning-parser NAME` when it registers no parser NAME
+and picks the registered parser closest to NAME. vLLM 0.26.0 raises it from the parser
+registry, `KeyError: "Reasoning parser 'NAME' not found. Available parsers: a, b, ..."`
+(vllm/reasoning/abs_reasoning_parsers.py:245), or from the API server's parser manager,
+`TypeError: reasoning_parser_name='NAME' has not been registered`
+(vllm/parser/parser_manager.py:72). Its API-server check `invalid reasoning parser: NAME
+(chose from { a,b,... })` (vllm/entrypoints/openai/api_server.py:610) fires only for a
+parser set inside `--structured-outputs-config`.
 
 ## Why is this bad
 The server exits at startup; every resubmission of the same config fails the same way.
@@ -67,16 +73,32 @@ RULE = FailureRule(
     id=ID,
     name="unknown reasoning parser",
     doc=__doc__,
-    source=Source("vllm", "0.26.0", "vllm/entrypoints/openai/api_server.py", 610),
-    needle="invalid reasoning parser",
+    source=Source("vllm", "0.26.0", "vllm/reasoning/abs_reasoning_parsers.py", 245),
+    needle=("Reasoning parser '", "reasoning_parser_name=", "invalid reasoning parser"),
     pattern=re.compile(
-        r"invalid reasoning parser: (?P<name>\S{1,100}) "
-        r"\(chose from \{ ?(?P<choices>[^}]{0,4000})\}"
+        r"Reasoning parser '(?P<name>[^'\s]{1,100})' not found\. "
+        r"Available parsers: (?P<choices>[\w, .-]{0,4000})"
+    ),
+    wordings=(
+        re.compile(r"reasoning_parser_name='(?P<name>[^'\s]{1,100})' has not been registered"),
+        re.compile(
+            r"invalid reasoning parser: (?P<name>\S{1,100}) "
+            r"\(chose from \{ ?(?P<choices>[^}]{0,4000})\}"
+        ),
     ),
     logs=("server-",),
     resubmit=False,
     next=RELAUNCH,
     fix=_fix,
     cause=_cause,
+    covers=(
+        Source("vllm", "0.19.1", "vllm/reasoning/abs_reasoning_parsers.py", 204),
+        Source("vllm", "0.33.0", "vllm/reasoning/abs_reasoning_parsers.py", 257),
+        Source("vllm", "0.19.1", "vllm/parser/parser_manager.py", 237),
+        Source("vllm", "0.26.0", "vllm/parser/parser_manager.py", 72),
+        Source("vllm", "0.33.0", "vllm/parser/parser_manager.py", 71),
+        Source("vllm", "0.26.0", "vllm/entrypoints/openai/api_server.py", 610),
+        Source("vllm", "0.33.0", "vllm/entrypoints/common/cli_args.py", 630),
+    ),
     rank=10,
 )

@@ -1,0 +1,82 @@
+"""The failure corpus (issue 48): real failure text, each case placed where nel 0.2.6
+writes it in a dead task directory, read by `evalkit status --format json`. A case is
+named right (its cause id, fix and resubmit stance) or, when no signature covers it,
+reported as not recognised with its fatal line quoted; never named wrong.
+tests/data/failures_corpus/README.md describes the cases and their sources."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers.failure_logs import dead_task
+
+CORPUS = Path(__file__).parent / "data" / "failures_corpus"
+JOB = "4100001"
+
+
+def _cases() -> list[tuple[str, dict]]:
+    found = []
+    for path in sorted(CORPUS.glob("*.yaml")):
+        for case in yaml.safe_load(path.read_text()):
+            found.append((f"{path.stem}: {case['name']}", case))
+    return found
+
+
+CASES = _cases()
+
+
+def test_the_corpus_is_large_and_sourced():
+    assert len(CASES) >= 80
+    for name, case in CASES:
+        assert case.get("source"), name
+        assert case["expect"] is not None or case.get("fatal"), name
+
+
+def _triage(tmp_path: Path, run_cli, case: dict) -> dict:
+    logs = {
+        name.replace("{job}", JOB): text.replace("{job}", JOB)
+        for name, text in case["logs"].items()
+    }
+    task = dead_task(tmp_path, logs, jobs=case.get("jobs", [JOB]))
+    code, out, err = run_cli("status", task, "--format", "json", "--stale-after", "600")
+    assert err == "", err
+    return json.loads(out)["tasks"][0]["triage"]
+
+
+@pytest.mark.parametrize("name,case", CASES, ids=[n for n, _ in CASES])
+def test_each_case_is_named_right_or_not_recognised(tmp_path, run_cli, name, case):
+    cause = _triage(tmp_path, run_cli, case)["cause"]
+    assert cause is not None, name
+    if case["expect"] is None:
+        assert cause["id"] == "not-recognised" and cause["recognised"] is False, cause
+        assert case["fatal"] in cause["evidence"]["text"], cause["evidence"]
+        assert cause["resubmit_can_succeed"] is None
+        assert cause["evidence"]["line"] >= 1 and cause["evidence"]["file"].startswith("logs/")
+        return
+    assert cause["id"] == case["expect"], (cause["id"], cause["cause"], cause["evidence"])
+    assert cause["recognised"] is True
+    if "resubmit" in case:
+        assert cause["resubmit_can_succeed"] is case["resubmit"]
+    if "fix" in case:
+        assert cause["fix"], cause
+        assert case["fix"] in cause["fix"][0]["value"] + cause["fix"][0]["why"], cause["fix"]
+
+
+def test_the_text_answer_quotes_an_unrecognised_fatal_line(tmp_path, run_cli):
+    """The text of status on a case no signature covers: the component, the file and
+    line, the line itself, and no resubmit advice beyond reading it."""
+    (case,) = [c for n, c in CASES if "Unsupported head size 80" in str(c["logs"])]
+    logs = {k.replace("{job}", JOB): v for k, v in case["logs"].items()}
+    task = dead_task(tmp_path, logs, jobs=[JOB])
+    _, out, err = run_cli("status", task, "--stale-after", "600")
+    assert err == ""
+    assert "why it ended: not-recognised: no signature matches; the server died first" in out
+    assert "its fatal line is logs/server-0-4100001-0.log:4" in " ".join(out.split())
+    assert "evidence: logs/server-0-4100001-0.log:4: (EngineCore pid=263) ERROR" in out
+    assert "AssertionError: Unsupported head size 80" in out
+    assert "resubmit: cause not recognised" in out
+    assert "also seen: server-died at logs/slurm-4100001.log:1" in out
