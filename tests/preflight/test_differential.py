@@ -47,6 +47,7 @@ ACCEPTED_BUT_DEFECTIVE = {
     "NEL204": "fewer GPUs than TP x PP x DP: the server cannot start on any cluster",
     "NEL301": "a dead deployment key that differs from what the server really runs",
     "NEL408": "MRCR: a command without --max-model-len serves less context than the cap",
+    "NEL411": "a Gym-only evaluation.pre_cmd with no Gym task left: every task dies at it",
 }
 # (base or "*", mutation) -> the rules of ACCEPTED_BUT_DEFECTIVE that case may raise.
 DEFECT_OF = {
@@ -54,6 +55,17 @@ DEFECT_OF = {
     ("*", "execution_key_typo"): {"NEL004"},
     ("*", "too_few_gpus"): {"NEL204"},
     ("*", "dead_tp_differs"): {"NEL301", "NEL408"},
+    # The MRCR template's Gym install step stays when its one task is renamed to another.
+    **{
+        ("example_mrcr", m): {"NEL411"}
+        for m in (
+            "ambiguous_task_ifeval",
+            "ambiguous_task_gpqa",
+            "unique_unqualified_task",
+            "unknown_task",
+            "unknown_harness",
+        )
+    },
 }
 # Mutations the launcher refuses for a reason that is not in the file (warnings only).
 REFUSED_BUT_SILENT = {

@@ -41,6 +41,37 @@ def split_runs(tasks: list[SuiteTask], label) -> tuple[list[SuiteTask], dict[str
     return single, {name: runs for name, runs in groups.items() if len(runs) > 1}
 
 
+def pair_pools(
+    base: list[SuiteTask],
+    base_pools: dict[str, list[SuiteTask]],
+    cand: list[SuiteTask],
+    cand_pools: dict[str, list[SuiteTask]],
+    label,
+) -> dict[str, tuple[list[SuiteTask], list[SuiteTask]]]:
+    """{label: (base runs, candidate runs)} for each task held several times on a side and
+    at least once on the other; the singles it takes are removed from BASE and CAND."""
+    out = {}
+    for name in sorted(base_pools.keys() | cand_pools.keys()):
+        b = base_pools.get(name) or [t for t in base if label(t) == name]
+        c = cand_pools.get(name) or [t for t in cand if label(t) == name]
+        if b and c and len(b) != len(c) and minimum_runs(name) == DEFAULT_MIN_RUNS:
+            several = b if len(b) > len(c) else c
+            listed = ", ".join(t.view.task_dir.parent.name for t in several[:10])
+            raise InputError(
+                f"{name} is there {len(several)} times on one side and {min(len(b), len(c))} "
+                f"on the other ({listed}): pass one invocation directory per side, or as many "
+                "independent runs on each side to pool them",
+                several[0].view.task_dir.parent.parent,
+            )
+        if b and c:
+            out[name] = (b, c)
+            for side, runs in ((base, b), (cand, c)):
+                side[:] = [t for t in side if t not in runs]
+        else:  # on one side only: each run reads as its own task ("only in ...")
+            (base if b else cand).extend(b or c)
+    return out
+
+
 def run_score(task: SuiteTask) -> float | None:
     """One run's score in points: its documented headline, or a Gym run's mean reward."""
     head = task.headline
@@ -174,6 +205,7 @@ __all__ = [
     "DEFAULT_MIN_RUNS",
     "MIN_RUNS",
     "minimum_runs",
+    "pair_pools",
     "pooled_row",
     "run_command",
     "run_score",

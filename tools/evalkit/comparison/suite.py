@@ -20,7 +20,7 @@ from evalkit.comparison.headlines import compare_headlines
 from evalkit.comparison.items import compare_gym
 from evalkit.comparison.outcome_items import compare_outcomes
 from evalkit.comparison.pairing import check_keys, keyed, label, pair_sides
-from evalkit.comparison.pooled import DEFAULT_MIN_RUNS, minimum_runs, pooled_row, split_runs
+from evalkit.comparison.pooled import pair_pools, pooled_row, split_runs
 from evalkit.comparison.sides import SuiteTask, load_side, read_gym_side, to_points
 from evalkit.comparison.task_trust import all_checks, side_of_run
 from evalkit.comparison.trust import ACCEPTED, FAIL, NOTE, UNVERIFIED, missing_where, unverified
@@ -206,36 +206,6 @@ def _reference_check(row: dict[str, Any], ref: Reference) -> dict[str, Any]:
 # ---- the suite ---------------------------------------------------------------------------
 
 
-def _pools(
-    base: list[SuiteTask],
-    base_pools: dict[str, list[SuiteTask]],
-    cand: list[SuiteTask],
-    cand_pools: dict[str, list[SuiteTask]],
-) -> dict[str, tuple[list[SuiteTask], list[SuiteTask]]]:
-    """{label: (base runs, candidate runs)} for each task held several times on a side and
-    at least once on the other; the singles it takes are removed from BASE and CAND."""
-    out = {}
-    for name in sorted(base_pools.keys() | cand_pools.keys()):
-        b = base_pools.get(name) or [t for t in base if label(t) == name]
-        c = cand_pools.get(name) or [t for t in cand if label(t) == name]
-        if b and c and len(b) != len(c) and minimum_runs(name) == DEFAULT_MIN_RUNS:
-            several = b if len(b) > len(c) else c
-            listed = ", ".join(t.view.task_dir.parent.name for t in several[:10])
-            raise InputError(
-                f"{name} is there {len(several)} times on one side and {min(len(b), len(c))} "
-                f"on the other ({listed}): pass one invocation directory per side, or as many "
-                "independent runs on each side to pool them",
-                several[0].view.task_dir.parent.parent,
-            )
-        if b and c:
-            out[name] = (b, c)
-            for side, runs in ((base, b), (cand, c)):
-                side[:] = [t for t in side if t not in runs]
-        else:  # on one side only: each run reads as its own task ("only in ...")
-            (base if b else cand).extend(b or c)
-    return out
-
-
 def _apply_verbosity(row: dict[str, Any], base: SuiteTask, cand: SuiteTask) -> None:
     """The candidate's mean completion tokens against the baseline's: a warning beyond 5 %
     (comparison/verbosity.py), never a change of the verdict."""
@@ -292,7 +262,7 @@ def compare_suite(
     options = {"seed": seed, "bootstrap": bootstrap, "weighting": weighting, "accepted": accepted}
     base_tasks, base_pools = split_runs(load_side(base_runs), label)
     cand_tasks, cand_pools = split_runs(load_side(cand_runs), label)
-    pools = _pools(base_tasks, base_pools, cand_tasks, cand_pools)
+    pools = pair_pools(base_tasks, base_pools, cand_tasks, cand_pools, label)
     everything = (
         base_tasks + cand_tasks + [t for runs in pools.values() for side in runs for t in side]
     )
