@@ -5,7 +5,8 @@ item-level comparison nested as its row's `detail`).
 Data flow: two paths -> loaded runs (read once) -> each validated (sharing the run's one
 rollout pass) -> tasks paired by benchmark -> per task a paired item comparison or an
 unpaired headline comparison -> margins from the gate file -> baseline against published
-references -> one gate: pass | fail | inconclusive | not_comparable.
+references -> one gate: pass | fail | inconclusive | unverified | not_comparable. A task
+held several times on a side is pooled across its runs (comparison/pooled.py).
 """
 
 from __future__ import annotations
@@ -241,6 +242,28 @@ def _settle(row: dict[str, Any]) -> None:
         detail.update(verdict="unverified", reasons=row["reasons"])
 
 
+def _finish(
+    row: dict[str, Any],
+    base: SuiteTask,
+    cand: SuiteTask,
+    margin: Margin,
+    accepted: frozenset[str],
+    reference: dict[str, Reference] | None,
+) -> dict[str, Any]:
+    """What every row gets once its score and trust checks are in: the fingerprint, the
+    fail-closed settling, verbosity, both validations, the sources and the reference."""
+    _apply_fingerprint(row, base, cand, accepted)
+    _settle(row)
+    _apply_verbosity(row, base, cand)
+    row["validation"] = {"base": base.validation[0], "cand": cand.validation[0]}
+    row["source"] = {"base": _score_source(base), "cand": _score_source(cand)}
+    row["margin_rule"] = margin.describe()
+    found = keyed(reference, base) if reference else None
+    if found is not None:
+        row["reference"] = _reference_check(row, found)
+    return row
+
+
 def compare_suite(
     base_path: str | Path,
     cand_path: str | Path,
@@ -277,11 +300,7 @@ def compare_suite(
         row = {"task": task_name(b.view.name), "benchmark": key, "ci95": [None, None]}
         row.update(pooled_row(key, base_runs_of, cand_runs_of, margin))
         _apply_trust(row, b, c, accepted)
-        _apply_fingerprint(row, b, c, accepted)
-        _settle(row)
-        row["validation"] = {"base": b.validation[0], "cand": c.validation[0]}
-        row["margin_rule"] = margin.describe()
-        rows.append(row)
+        rows.append(_finish(row, b, c, margin, accepted, reference))
     for key in sorted(base_side.keys() | cand_side.keys()):
         b, c = base_side.get(key), cand_side.get(key)
         either = b or c
@@ -320,16 +339,7 @@ def compare_suite(
                 else _results_row(b, c, margin)
             )
             _apply_trust(row, b, c, accepted)
-        _apply_fingerprint(row, b, c, accepted)
-        _settle(row)
-        _apply_verbosity(row, b, c)
-        row["validation"] = {"base": b.validation[0], "cand": c.validation[0]}
-        row["source"] = {"base": _score_source(b), "cand": _score_source(c)}
-        row["margin_rule"] = margin.describe()
-        found = keyed(reference, b) if reference else None
-        if found is not None:
-            row["reference"] = _reference_check(row, found)
-        rows.append(row)
+        rows.append(_finish(row, b, c, margin, accepted, reference))
     if not rows:
         raise InputError("nothing to compare: no task runs on either side", base_path)
     verdict, reasons = suite_gate(rows)
