@@ -1,0 +1,229 @@
+"""The mutation tier: do the tests fail when the code that decides a verdict or guards the
+machine breaks? Not part of any CI run (a module takes minutes to an hour on two cores).
+
+    bash tests/run.sh --python tests/mutation/run.py inert inputs   # named targets
+    bash tests/run.sh --python tests/mutation/run.py --list         # the targets
+
+For each target, cosmic-ray (the test extra) mutates its modules one change at a time in a
+scratch copy of the clone (never this clone: an interrupted run would leave a mutant in
+place) and runs the target's fast tests against every mutant, imported from the copy.
+A mutant the tests pass on survives. The score (killed / (killed + survived)) and every
+survivor with its diff go to tests/mutation/reports/<target>.md (--out DIR elsewhere).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PKG = "tools/evalkit"
+
+# target -> (modules under tools/evalkit, the fast tests that exercise them). Each test
+# selection is kept to the files that import the module, so a mutant costs seconds.
+TARGETS: dict[str, tuple[list[str], list[str]]] = {
+    "inert": (["render/inert.py"], ["tests/hostile/test_inert.py", "tests/test_inert_cells.py"]),
+    "inputs": (
+        ["inputs.py"],
+        [
+            "tests/test_inputs.py",
+            "tests/hostile/test_bounds.py",
+            "tests/hostile/test_harness_stores.py",
+            "tests/hostile/test_readers.py",
+            "tests/test_inputs_bounds.py",
+        ],
+    ),
+    "secrets": (
+        ["secrets"],
+        [
+            "tests/hostile/test_secrets.py",
+            "tests/hostile/test_secrets_meaning.py",
+            "tests/hostile/test_redaction.py",
+            "tests/test_secrets_units.py",
+        ],
+    ),
+    "budget": (["checks/failures/budget.py"], ["tests/test_triage_boundaries.py"]),
+    "failures": (
+        ["checks/failures"],
+        [
+            "tests/test_failures.py",
+            "tests/test_failures_docs.py",
+            "tests/test_failures_slurm.py",
+            "tests/test_triage_boundaries.py",
+        ],
+    ),
+    "comparison": (
+        ["comparison/trust.py", "comparison/fingerprint.py", "comparison/gate.py",
+         "comparison/items.py"],
+        ["tests/test_compare.py", "tests/test_fingerprint.py", "tests/test_suite_compare.py"],
+    ),  # fmt: skip
+    "fixes": (
+        ["preflight/fixes"],
+        [
+            "tests/preflight/test_unsafe_fixes.py",
+            "tests/preflight/test_fix.py",
+            "tests/preflight/test_fix_meaning.py",
+            "tests/preflight/test_fix_files.py",
+        ],
+    ),
+}
+
+# Mutants that cannot change behaviour here, so they would only add noise to the score:
+# the decorator remover (dataclass and fixer registration fail at import, not in a test).
+EXCLUDED_OPERATORS = ["core/RemoveDecorator"]
+FAST = "not slow and not launcher and not network"
+
+
+def _copy(scratch: Path) -> Path:
+    """The clone without .git and caches; the in-place extension build comes along."""
+    root = scratch / "clone"
+    skip = shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".venv", "reports")
+    shutil.copytree(REPO, root, ignore=skip, symlinks=True)
+    return root
+
+
+def _config(path: Path, modules: list[str], tests: list[str], timeout: float) -> None:
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+               "-n", "0", "-m", FAST, *tests]  # fmt: skip
+    quoted = ", ".join(f'"{m}"' for m in modules)
+    excluded = ", ".join(f'"{o}"' for o in EXCLUDED_OPERATORS)
+    path.write_text(
+        "[cosmic-ray]\n"
+        f"module-path = [{quoted}]\n"
+        f"timeout = {timeout:.0f}\n"
+        "excluded-modules = []\n"
+        f"test-command = {shlex.join(command)!r}\n"
+        "[cosmic-ray.distributor]\n"
+        'name = "local"\n'
+        "[cosmic-ray.filters.operators-filter]\n"
+        f"exclude-operators = [{excluded}]\n",
+        encoding="utf-8",
+    )
+
+
+def _tool(name: str) -> str:
+    return str(Path(sys.executable).with_name(name))
+
+
+def _results(session: Path):
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome
+
+    killed, survived, other = 0, [], 0
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        for item, result in db.completed_work_items:
+            if result.test_outcome == TestOutcome.KILLED:
+                killed += 1
+            elif result.test_outcome == TestOutcome.SURVIVED:
+                survived.append((item, result))
+            else:
+                other += 1  # incompetent: the mutant did not import, or was skipped
+    return killed, survived, other
+
+
+def _report(target, modules, tests, killed, survived, other, seconds) -> str:
+    total = killed + len(survived)
+    score = 100.0 * killed / total if total else 100.0
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=False).stdout.strip()  # fmt: skip
+    lines = [
+        f"# Mutation score: {target}",
+        "",
+        f"- score: {score:.1f}% ({killed} killed of {total}; {len(survived)} survived; "
+        f"{other} incompetent or skipped, not counted)",
+        f"- modules: {', '.join(modules)}",
+        f"- tests: {' '.join(tests)} (-m '{FAST}')",
+        f"- commit: {head or 'unknown'}; {seconds / 60:.1f} min; "
+        f"{time.strftime('%Y-%m-%d %H:%M %Z')}",
+        "",
+        "## Survivors",
+        "",
+    ]
+    if not survived:
+        lines.append("none")
+    for item, result in sorted(
+        survived, key=lambda s: (str(s[0].mutations[0].module_path), s[0].mutations[0].start_pos)
+    ):
+        spec = item.mutations[0]
+        where = f"{Path(spec.module_path).as_posix()}:{spec.start_pos[0]}"
+        lines += [f"### {where} {spec.operator_name} #{spec.occurrence}", "", "```diff"]
+        lines += (result.diff or "").strip().splitlines() + ["```", ""]
+    return "\n".join(lines) + "\n"
+
+
+def run_target(target: str, out: Path, keep: bool) -> float:
+    modules, tests = TARGETS[target]
+    tests = [t for t in tests if (REPO / t).is_file()]
+    scratch = Path(tempfile.mkdtemp(prefix=f"evalkit-mutation-{target}-"))
+    try:
+        root = _copy(scratch)
+        paths = [f"{PKG}/{m}" for m in modules]
+        env = {
+            **os.environ,
+            # the copy's package first: the editable install points at this clone
+            "PYTHONPATH": os.pathsep.join([str(root / "tools"), os.environ.get("PYTHONPATH", "")]),
+            "PYTHONPYCACHEPREFIX": str(scratch / "pycache"),
+            "EVALKIT_TEST_FAST": "1",
+        }
+        start = time.monotonic()
+        baseline = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
+             "-m", FAST, *tests], cwd=root, env=env, capture_output=True, text=True,
+        )  # fmt: skip
+        if baseline.returncode != 0:
+            sys.exit(f"{target}: the tests fail on the unmutated copy:\n{baseline.stdout[-3000:]}")
+        took = time.monotonic() - start
+        config, session = scratch / "cosmic-ray.toml", scratch / "session.sqlite"
+        _config(config, paths, tests, timeout=max(60.0, 5 * took))
+        for step in (
+            [_tool("cosmic-ray"), "init", str(config), str(session)],
+            [_tool("cr-filter-operators"), str(session), str(config)],
+            [_tool("cr-filter-pragma"), str(session)],
+            [_tool("cosmic-ray"), "exec", str(config), str(session)],
+        ):
+            subprocess.run(step, cwd=root, env=env, check=True)
+        killed, survived, other = _results(session)
+        text = _report(target, paths, tests, killed, survived, other, time.monotonic() - start)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"{target}.md").write_text(text, encoding="utf-8")
+        total = killed + len(survived)
+        score = 100.0 * killed / total if total else 100.0
+        print(f"{target}: {score:.1f}% ({killed}/{total}), {len(survived)} survivors -> "
+              f"{out / f'{target}.md'}")  # fmt: skip
+        return score
+    finally:
+        if keep:
+            print(f"{target}: scratch kept in {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("targets", nargs="*", help="targets to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="print the targets and exit")
+    parser.add_argument("--out", type=Path, default=REPO / "tests/mutation/reports")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch copy and session")
+    parser.add_argument("--min-score", type=float, default=80.0,
+                        help="exit 1 when a target scores below this (percent)")  # fmt: skip
+    args = parser.parse_args(argv)
+    if args.list:
+        for name, (modules, tests) in TARGETS.items():
+            print(f"{name}: {', '.join(modules)} <- {' '.join(tests)}")
+        return 0
+    unknown = [t for t in args.targets if t not in TARGETS]
+    if unknown:
+        parser.error(f"unknown target {unknown[0]} (see --list)")
+    scores = {t: run_target(t, args.out, args.keep) for t in args.targets or TARGETS}
+    return 0 if all(s >= args.min_score for s in scores.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
