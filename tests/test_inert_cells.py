@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from evalkit.render.inert import md_code, md_fence, md_text, one_line
+from evalkit.render.inert import has_unsafe, inert_data, md_code, md_fence, md_text, one_line
 
 SUITE = Path(__file__).resolve().parent / "data" / "suite"
 FORGED = "gpqa | -5.0 | 99.0"
@@ -31,6 +31,8 @@ HOSTILE = [
     "*em* _u_ **strong** ~~gone~~",
     "[link](https://example.org) ![i](x.png)",
     "`code` ``two``",
+    "a`b",
+    "`x",
     "# heading",
     "- item",
     "+ item",
@@ -142,3 +144,40 @@ def test_a_forged_benchmark_name_writes_no_number_into_the_release_note(report_d
         assert len(row) == len(SUITE_HEADERS), row
         assert row[:2] == ["task | 1 | 2", FORGED]
         assert row[-1] == one_line(task["verdict"])
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("a\nb", "a\\nb"),  # a named escape
+        ("\x01", "\\x01"),  # C0, two hex digits
+        ("\x85", "\\x85"),  # C1, still under U+0100
+        ("\u202e", "\\u202e"),  # a bidi override: four hex digits
+        ("\u2028", "\\u2028"),
+        ("\u0100\u00ff", "\u0100\u00ff"),  # printable on both sides of U+0100: kept
+    ],
+)
+def test_one_line_shows_each_control_as_its_escape(raw, shown):
+    assert one_line(raw) == shown
+    assert has_unsafe(raw) is (raw != shown)
+    assert has_unsafe(shown) is False
+
+
+def test_inert_data_reaches_every_string_and_keeps_the_rest():
+    doc = {"k\n": ["a\x1b", ("b\r", 1)], "n": None, "t": True, "f": 1.5}
+    assert inert_data(doc) == {"k\\n": ["a\\x1b", ("b\\r", 1)], "n": None, "t": True, "f": 1.5}
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        # GitHub links these by itself (GFM autolink extension); CommonMark alone does not,
+        # so the escape is asserted as written. An escaped character reads the same.
+        ("see https://example.org/x", "see https\\://example.org/x"),
+        ("www.example.org", "www\\.example.org"),
+        ("WWW.example.org and www.x.y", "WWW\\.example.org and www\\.x.y"),
+        ("awww.example.org", "awww.example.org"),  # not at a word start: no link
+    ],
+)
+def test_autolinks_are_broken_by_an_escape(raw, shown):
+    assert md_text(raw) == shown
