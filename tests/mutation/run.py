@@ -17,9 +17,9 @@ import argparse
 import os
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -60,8 +60,12 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     "comparison": (
-        ["comparison/trust.py", "comparison/fingerprint.py", "comparison/gate.py",
-         "comparison/items.py"],
+        [
+            "comparison/trust.py",
+            "comparison/fingerprint.py",
+            "comparison/gate.py",
+            "comparison/items.py",
+        ],
         ["tests/test_compare.py", "tests/test_fingerprint.py", "tests/test_suite_compare.py"],
     ),  # fmt: skip
     "fixes": (
@@ -81,12 +85,25 @@ EXCLUDED_OPERATORS = ["core/RemoveDecorator"]
 FAST = "not slow and not launcher and not network"
 
 
-def _copy(scratch: Path) -> Path:
+def _copy(state: Path) -> Path:
     """The clone without .git and caches; the in-place extension build comes along."""
-    root = scratch / "clone"
+    root = state / "clone"
     skip = shutil.ignore_patterns(".git", "__pycache__", "*.egg-info", ".venv", "reports")
     shutil.copytree(REPO, root, ignore=skip, symlinks=True)
     return root
+
+
+def _same_modules(root: Path, paths: list[str]) -> bool:
+    """Whether the copy's modules are the clone's (a session's mutants name positions in
+    them, so a changed module needs a fresh run)."""
+    for path in paths:
+        for mine in (
+            sorted((REPO / path).rglob("*.py")) if (REPO / path).is_dir() else [REPO / path]
+        ):
+            theirs = root / mine.relative_to(REPO)
+            if not theirs.is_file() or theirs.read_bytes() != mine.read_bytes():
+                return False
+    return True
 
 
 def _config(path: Path, modules: list[str], tests: list[str], timeout: float) -> None:
@@ -116,19 +133,21 @@ def _results(session: Path):
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import TestOutcome
 
-    killed, survived, other = 0, [], 0
+    killed, survived, other, timeouts = 0, [], 0, 0
     with use_db(str(session), WorkDB.Mode.open) as db:
         for item, result in db.completed_work_items:
             if result.test_outcome == TestOutcome.KILLED:
                 killed += 1
+                timeouts += result.output == "timeout"
             elif result.test_outcome == TestOutcome.SURVIVED:
                 survived.append((item, result))
             else:
                 other += 1  # incompetent: the mutant did not import, or was skipped
-    return killed, survived, other
+    return killed, survived, other, timeouts
 
 
-def _report(target, modules, tests, killed, survived, other, seconds) -> str:
+def _report(target, modules, tests, counts, seconds) -> str:
+    killed, survived, other, timeouts = counts
     total = killed + len(survived)
     score = 100.0 * killed / total if total else 100.0
     head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
@@ -136,8 +155,8 @@ def _report(target, modules, tests, killed, survived, other, seconds) -> str:
     lines = [
         f"# Mutation score: {target}",
         "",
-        f"- score: {score:.1f}% ({killed} killed of {total}; {len(survived)} survived; "
-        f"{other} incompetent or skipped, not counted)",
+        f"- score: {score:.1f}% ({killed} killed of {total}, {timeouts} of them by the "
+        f"timeout; {len(survived)} survived; {other} incompetent, not counted)",
         f"- modules: {', '.join(modules)}",
         f"- tests: {' '.join(tests)} (-m '{FAST}')",
         f"- commit: {head or 'unknown'}; {seconds / 60:.1f} min; "
@@ -158,51 +177,59 @@ def _report(target, modules, tests, killed, survived, other, seconds) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_target(target: str, out: Path, keep: bool) -> float:
+def run_target(target: str, out: Path, survivors_only: bool) -> float:
     modules, tests = TARGETS[target]
     tests = [t for t in tests if (REPO / t).is_file()]
-    scratch = Path(tempfile.mkdtemp(prefix=f"evalkit-mutation-{target}-"))
-    try:
-        root = _copy(scratch)
-        paths = [f"{PKG}/{m}" for m in modules]
-        env = {
-            **os.environ,
-            # the copy's package first: the editable install points at this clone
-            "PYTHONPATH": os.pathsep.join([str(root / "tools"), os.environ.get("PYTHONPATH", "")]),
-            "PYTHONPYCACHEPREFIX": str(scratch / "pycache"),
-            "EVALKIT_TEST_FAST": "1",
-        }
-        start = time.monotonic()
-        baseline = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
-             "-m", FAST, *tests], cwd=root, env=env, capture_output=True, text=True,
-        )  # fmt: skip
-        if baseline.returncode != 0:
-            sys.exit(f"{target}: the tests fail on the unmutated copy:\n{baseline.stdout[-3000:]}")
-        took = time.monotonic() - start
-        config, session = scratch / "cosmic-ray.toml", scratch / "session.sqlite"
-        _config(config, paths, tests, timeout=max(60.0, 5 * took))
-        for step in (
+    paths = [f"{PKG}/{m}" for m in modules]
+    # outside the clone, beside the test venv: a session can be resumed or re-examined
+    state = Path(sys.prefix) / "mutation" / target
+    root, config, session = state / "clone", state / "cosmic-ray.toml", state / "session.sqlite"
+    env = {
+        **os.environ,
+        # the copy's package first: the editable install points at this clone
+        "PYTHONPATH": os.pathsep.join([str(root / "tools"), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPYCACHEPREFIX": str(state / "pycache"),
+        "EVALKIT_TEST_FAST": "1",
+    }
+    start = time.monotonic()
+    if survivors_only:
+        if not session.is_file() or not _same_modules(root, paths):
+            sys.exit(f"{target}: no session of these modules to re-examine; run it afresh")
+        shutil.rmtree(root / "tests")  # the clone's tests now, the same mutants
+        shutil.copytree(REPO / "tests", root / "tests", ignore=shutil.ignore_patterns(
+            "__pycache__", "reports"))  # fmt: skip
+        with sqlite3.connect(session) as con:
+            con.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
+        con.close()
+    else:
+        shutil.rmtree(state, ignore_errors=True)
+        state.mkdir(parents=True)
+        _copy(state)
+    baseline = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
+         "-m", FAST, *tests], cwd=root, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    if baseline.returncode != 0:
+        sys.exit(f"{target}: the tests fail on the unmutated copy:\n{baseline.stdout[-3000:]}")
+    _config(config, paths, tests, timeout=max(60.0, 5 * (time.monotonic() - start)))
+    steps = [[_tool("cosmic-ray"), "exec", str(config), str(session)]]
+    if not survivors_only:
+        steps[:0] = [
             [_tool("cosmic-ray"), "init", str(config), str(session)],
             [_tool("cr-filter-operators"), str(session), str(config)],
             [_tool("cr-filter-pragma"), str(session)],
-            [_tool("cosmic-ray"), "exec", str(config), str(session)],
-        ):
-            subprocess.run(step, cwd=root, env=env, check=True)
-        killed, survived, other = _results(session)
-        text = _report(target, paths, tests, killed, survived, other, time.monotonic() - start)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / f"{target}.md").write_text(text, encoding="utf-8")
-        total = killed + len(survived)
-        score = 100.0 * killed / total if total else 100.0
-        print(f"{target}: {score:.1f}% ({killed}/{total}), {len(survived)} survivors -> "
-              f"{out / f'{target}.md'}")  # fmt: skip
-        return score
-    finally:
-        if keep:
-            print(f"{target}: scratch kept in {scratch}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
+        ]
+    for step in steps:
+        subprocess.run(step, cwd=root, env=env, check=True)
+    counts = _results(session)
+    out.mkdir(parents=True, exist_ok=True)
+    report = out / f"{target}.md"
+    report.write_text(_report(target, paths, tests, counts, time.monotonic() - start))
+    killed, survived = counts[0], counts[1]
+    total = killed + len(survived)
+    score = 100.0 * killed / total if total else 100.0
+    print(f"{target}: {score:.1f}% ({killed}/{total}), {len(survived)} survivors -> {report}")
+    return score
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -210,7 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("targets", nargs="*", help="targets to run (default: all)")
     parser.add_argument("--list", action="store_true", help="print the targets and exit")
     parser.add_argument("--out", type=Path, default=REPO / "tests/mutation/reports")
-    parser.add_argument("--keep", action="store_true", help="keep the scratch copy and session")
+    parser.add_argument("--survivors", action="store_true",
+                        help="re-run only the last session's survivors against the clone's "
+                        "tests now (the modules unchanged)")  # fmt: skip
     parser.add_argument("--min-score", type=float, default=80.0,
                         help="exit 1 when a target scores below this (percent)")  # fmt: skip
     args = parser.parse_args(argv)
@@ -221,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [t for t in args.targets if t not in TARGETS]
     if unknown:
         parser.error(f"unknown target {unknown[0]} (see --list)")
-    scores = {t: run_target(t, args.out, args.keep) for t in args.targets or TARGETS}
+    scores = {t: run_target(t, args.out, args.survivors) for t in args.targets or TARGETS}
     return 0 if all(s >= args.min_score for s in scores.values()) else 1
 
 
