@@ -166,15 +166,32 @@ def test_exhausted_from_exactly_the_limit(repeat, log_facts):
     assert found.exhausted is (repeat >= REPEAT_LIMIT)
 
 
-def test_a_job_is_charged_with_its_best_ranked_cause(log_facts):
-    """Two signatures in one job (a server and a Slurm log): the lower rank names it."""
-    both = {**signature_logs("vllm-kv-cache-too-small", "55"), **preempted("55")}
-    ranks = {rule_id: RULES_BY_ID[rule_id].rank for rule_id in ("vllm-kv-cache-too-small",
-                                                               "slurm-preempted")}  # fmt: skip
-    best = min(ranks, key=ranks.get)
-    assert ranks["vllm-kv-cache-too-small"] != ranks["slurm-preempted"]
-    found = attempts(TaskFacts(jobs=["55"]), log_facts(both), RULES_BY_ID)
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ("model-name-404", "vllm-kv-cache-too-small"),  # client- log read before server-
+        ("vllm-kv-cache-too-small", "slurm-preempted"),  # server- log read before slurm-
+    ],
+)
+def test_a_job_is_charged_with_its_best_ranked_cause(first, then, log_facts):
+    """Two signatures in one job: the lower rank names it, whichever the scan met first."""
+    logs = {**signature_logs(first, "55"), **signature_logs(then, "55")}
+    assert len(logs) == 2  # two files, read in name order
+    best = min((first, then), key=lambda rule_id: RULES_BY_ID[rule_id].rank)
+    assert RULES_BY_ID[first].rank != RULES_BY_ID[then].rank
+    found = attempts(TaskFacts(jobs=["55"]), log_facts(logs), RULES_BY_ID)
     assert found.causes == {"55": best}
+
+
+def test_of_two_causes_of_one_rank_the_first_in_the_log_is_charged(log_facts):
+    invalid, kv_cache = (signature_logs(r, "55")["server-0-55-0.log"]
+                         for r in ("vllm-invalid-choice", "vllm-kv-cache-too-small"))  # fmt: skip
+    assert RULES_BY_ID["vllm-invalid-choice"].rank == RULES_BY_ID["vllm-kv-cache-too-small"].rank
+    for text, charged in ((invalid + kv_cache, "vllm-invalid-choice"),
+                          (kv_cache + invalid, "vllm-kv-cache-too-small")):  # fmt: skip
+        found = attempts(TaskFacts(jobs=["55"]), log_facts({"server-0-55-0.log": text}),
+                         RULES_BY_ID)  # fmt: skip
+        assert found.causes == {"55": charged}
 
 
 # ------------------------------------------------------------------ the health wait
