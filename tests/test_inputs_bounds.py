@@ -83,3 +83,117 @@ def test_a_read_in_a_fresh_process_sets_the_heap_limit():
     assert run.returncode == 0, run.stderr[-2000:]
     before, after, rows = json.loads(run.stdout)
     assert (before, after, rows) == (0, inputs.MAX_DB_HEAP_BYTES, 48)
+
+
+# ------------------------------------------------------------------ each bound at its edge
+
+
+def test_a_file_of_exactly_the_limit_is_read_one_byte_more_is_refused(tmp_path):
+    path = tmp_path / "f"
+    path.write_bytes(b"x" * 10)
+    assert inputs.read_bytes(path, limit=10) == b"x" * 10
+    with pytest.raises(inputs.InputError, match="larger than 9 bytes"):
+        inputs.read_bytes(path, limit=9)
+
+
+def _lines(data: bytes, cap: int):
+    import io
+
+    return list(inputs.iter_capped_lines(io.BytesIO(data), cap))
+
+
+def test_capped_lines_cut_at_the_cap_and_keep_the_full_length():
+    assert _lines(b"abcd\nef\n", 5) == [(b"abcd\n", 5), (b"ef\n", 3)]
+    # a line of exactly the cap without its newline in the first piece: cut, newline kept
+    assert _lines(b"abcde\nxy", 5) == [(b"abcde\n", 6), (b"xy", 2)]
+    assert _lines(b"abcdefghijklm\nz\n", 5) == [(b"abcde\n", 14), (b"z\n", 2)]
+    assert _lines(b"abcdefghij", 5) == [(b"abcde", 10)]  # a last line in progress: no newline
+    assert _lines(b"", 5) == []
+
+
+def test_records_are_whole_up_to_the_bound_and_refused_past_it(monkeypatch):
+    import io
+
+    monkeypatch.setattr(inputs, "_CHUNK", 4)
+    monkeypatch.setattr(inputs, "MAX_RECORD_BYTES", 10)
+    good = b"123456789\n"  # exactly the bound, newline included
+    assert list(inputs.iter_records(io.BytesIO(good + b"ab\n"), "r.jsonl")) == [good, b"ab\n"]
+    assert list(inputs.iter_records(io.BytesIO(b"1234567890"), "r.jsonl")) == [b"1234567890"]
+    with pytest.raises(inputs.InputError, match="longer than 10 bytes") as err:
+        list(inputs.iter_records(io.BytesIO(b"ok\n" + b"x" * 11 + b"\n"), "r.jsonl", 7))
+    assert err.value.line == 8  # the second line of a stream that starts at line 7
+
+
+def test_skip_line_counts_what_it_skipped_within_the_bound(monkeypatch):
+    import io
+
+    monkeypatch.setattr(inputs, "_CHUNK", 4)
+    monkeypatch.setattr(inputs, "MAX_RECORD_BYTES", 10)
+    handle = io.BytesIO(b"123456789\nnext\n")
+    assert inputs.skip_line(handle, "r") == 10
+    assert handle.readline() == b"next\n"
+    with pytest.raises(inputs.InputError, match="longer than 10 bytes"):
+        inputs.skip_line(io.BytesIO(b"x" * 11 + b"\n"), "r")
+
+
+def test_decode_names_the_line_of_a_nul_or_a_bad_byte_and_drops_a_bom():
+    with pytest.raises(inputs.InputError, match="NUL byte") as err:
+        inputs.decode_text(b"a\nb\n\x00", "f")
+    assert err.value.line == 3
+    with pytest.raises(inputs.InputError, match="byte 0xff") as err:
+        inputs.decode_text(b"a\n\xff", "f")
+    assert err.value.line == 2
+    assert inputs.decode_text("\ufeffa: 1\n".encode(), "f") == "a: 1\n"
+
+
+def test_yaml_depth_at_the_bound_is_read_one_more_is_refused(monkeypatch):
+    monkeypatch.setattr(inputs, "MAX_YAML_DEPTH", 3)
+    assert inputs.parse_yaml("a: [[1]]\n", "f") == {"a": [[1]]}  # three collections
+    with pytest.raises(inputs.InputError, match="deeper than 3 levels") as err:
+        inputs.parse_yaml("a:\n  b: [[1]]\n", "f")
+    assert err.value.line == 2
+    # siblings do not add up: depth is counted down as each collection ends
+    assert inputs.parse_yaml("a: [[1], [2], [3]]\nb: [[4]]\n", "f") == {
+        "a": [[1], [2], [3]], "b": [[4]]}  # fmt: skip
+
+
+def test_yaml_values_at_the_bound_are_read_one_more_is_refused(monkeypatch):
+    monkeypatch.setattr(inputs, "MAX_YAML_NODES", 5)  # a mapping, two keys, two values
+    assert inputs.parse_yaml("a: 1\nb: 2\n", "f") == {"a": 1, "b": 2}
+    with pytest.raises(inputs.InputError, match="more than 5 values"):
+        inputs.parse_yaml("a: [1]\nb: 2\n", "f")  # the list and its item: 6
+    with pytest.raises(inputs.InputError, match="more than 5 values"):
+        inputs.parse_yaml("a: &x [1, 2]\nb: *x\n", "f")  # an alias counts as its target
+
+
+def test_yaml_past_its_size_is_refused_before_it_is_parsed(monkeypatch):
+    monkeypatch.setattr(inputs, "MAX_YAML_CHARS", 8)
+    assert inputs.parse_yaml("a: 12345", "f") == {"a": 12345}
+    with pytest.raises(inputs.InputError, match="larger than 8 characters"):
+        inputs.parse_yaml("a: 123456", "f")
+
+
+def test_a_yaml_error_names_its_line():
+    with pytest.raises(inputs.InputError, match="malformed YAML") as err:
+        inputs.parse_yaml("a: 1\nb: [\n", "f")
+    assert err.value.line == 3
+    with pytest.raises(inputs.InputError) as err:
+        inputs.parse_yaml("a: 1\nb: \x07\n", "f")  # a character YAML forbids: its line
+    assert err.value.line == 2
+
+
+def test_a_truncated_database_is_refused_by_its_header(tmp_path):
+    data = ITEM_DB.read_bytes()
+    page = int.from_bytes(data[16:18], "big")
+    assert len(data) % page == 0 and len(data) > page
+    whole = tmp_path / "whole.db"
+    whole.write_bytes(data)
+    assert inputs._sqlite_size(whole) == len(data)
+    cut = tmp_path / "cut.db"
+    cut.write_bytes(data[:-1])
+    with pytest.raises(inputs.InputError, match=f"header says {len(data)} bytes"):
+        inputs._sqlite_size(cut)
+    short = tmp_path / "short.db"
+    short.write_bytes(data[:99])
+    with pytest.raises(inputs.InputError, match="no SQLite header"):
+        inputs._sqlite_size(short)
