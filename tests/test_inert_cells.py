@@ -181,3 +181,29 @@ def test_inert_data_reaches_every_string_and_keeps_the_rest():
 )
 def test_autolinks_are_broken_by_an_escape(raw, shown):
     assert md_text(raw) == shown
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        # between two letters or digits a `_` is no emphasis: kept, so names stay legible
+        ("gpqa_diamond", "gpqa_diamond"),
+        ("x a_b", "x a_b"),
+        ("a__b 9_9 é_x", "a__b 9_9 é_x"),
+        # at either end of the value, or beside anything else: escaped, the whole run
+        ("_ab", "\\_ab"),
+        ("ab_", "ab\\_"),
+        ("a_", "a\\_"),
+        ("__init__", "\\_\\_init\\_\\_"),
+        ("a _b_ c", "a \\_b\\_ c"),
+        ("a_-b", "a\\_-b"),
+    ],
+)
+def test_an_underscore_run_is_escaped_unless_it_is_inside_a_word(raw, shown):
+    assert md_text(raw) == shown
+
+
+def test_a_code_span_uses_the_shortest_fence_that_holds_it():
+    assert md_code("x") == "`x`"
+    assert md_code("a`b") == "``a`b``"
+    assert md_fence("x") == "```text\nx\n```"
