@@ -197,3 +197,37 @@ def test_a_truncated_database_is_refused_by_its_header(tmp_path):
     short.write_bytes(data[:99])
     with pytest.raises(inputs.InputError, match="no SQLite header"):
         inputs._sqlite_size(short)
+
+
+def _limits_row(start: str) -> str:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    (row,) = [line for line in readme.splitlines() if line.startswith(f"| {start}")]
+    return row.split(" | ")[1]
+
+
+def test_the_readme_limits_are_the_readers_bounds():
+    """The "Limits" table is the contract; a bound changed in the code alone fails here."""
+    mib = 1024 * 1024
+    yaml_row = _limits_row("YAML evalkit reads")
+    assert yaml_row.startswith(
+        f"{inputs.MAX_YAML_CHARS // mib} MiB of text, nesting {inputs.MAX_YAML_DEPTH} deep, "
+        f"{inputs.MAX_YAML_NODES:,} values"
+    )
+    assert inputs.MAX_YAML_CHARS % mib == 0
+    assert _limits_row("Any other file read whole") == f"{inputs.MAX_FILE_BYTES // mib} MiB"
+    assert f"{inputs.MAX_LINE_BYTES // mib} MiB kept of one line" in _limits_row("Log lines")
+    assert _limits_row("One rollouts record").startswith(
+        f"{inputs.MAX_RECORD_BYTES // mib} MiB for one line"
+    )
+    assert f"gathered in {inputs._CHUNK // mib} MiB pieces" in _limits_row("One lm-eval")
+    sqlite_row = _limits_row("SQLite databases")
+    for text in (
+        f"{inputs.MAX_DB_ROWS:,} rows",
+        f"{inputs.MAX_DB_HEAP_BYTES // mib} MiB SQLite heap limit",
+        f"{inputs.DB_STEPS_PER_BYTE} VM steps per byte",
+        f"at most {inputs.MAX_DB_COPY_BYTES // 1024**3} GiB",
+    ):
+        assert text in sqlite_row
+    for value in (inputs.MAX_FILE_BYTES, inputs.MAX_LINE_BYTES, inputs.MAX_RECORD_BYTES,
+                  inputs._CHUNK, inputs.MAX_DB_HEAP_BYTES, inputs.MAX_DB_COPY_BYTES):  # fmt: skip
+        assert value % mib == 0  # the table's round figures are the exact bounds
