@@ -231,3 +231,21 @@ def test_the_readme_limits_are_the_readers_bounds():
     for value in (inputs.MAX_FILE_BYTES, inputs.MAX_LINE_BYTES, inputs.MAX_RECORD_BYTES,
                   inputs._CHUNK, inputs.MAX_DB_HEAP_BYTES, inputs.MAX_DB_COPY_BYTES):  # fmt: skip
         assert value % mib == 0  # the table's round figures are the exact bounds
+
+
+@pytest.mark.parametrize(
+    ("code", "message"),
+    [
+        ("ELOOP", "symbolic link loop"),
+        ("ENXIO", "is a socket or a device with nothing behind it; not read"),
+        ("EIO", "cannot read (Input/output error)"),  # below ELOOP's number
+        ("EOVERFLOW", "cannot read (Value too large for defined data type)"),  # above it
+    ],
+)
+def test_each_os_error_is_named_as_itself(code, message):
+    import errno
+    import os
+
+    number = getattr(errno, code)
+    err = inputs._os_error(OSError(number, os.strerror(number)), Path("f"), "a file")
+    assert err.message == message
