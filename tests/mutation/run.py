@@ -14,6 +14,7 @@ survivor with its diff go to tests/mutation/reports/<target>.md (--out DIR elsew
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import random
 import shlex
@@ -186,6 +187,41 @@ def _report(target, modules, tests, counts, seconds) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _annotation_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    spans = []
+    for node in ast.walk(ast.parse(source)):
+        found = []
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            found.append(node.annotation)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+            found.append(node.returns)
+        spans += [((a.lineno, a.col_offset), (a.end_lineno, a.end_col_offset)) for a in found]
+    return spans
+
+
+def _drop_annotation_mutants(session: Path, root: Path) -> int:
+    """Remove the mutants inside a type annotation of a module with `from __future__ import
+    annotations`: such an annotation is never evaluated, so the mutant (`str | Path` made
+    `str - Path`) is equivalent by construction. How many were removed."""
+    spans: dict[str, list] = {}
+    drop = []
+    with sqlite3.connect(session) as con:
+        rows = con.execute(
+            "SELECT job_id, module_path, start_pos_row, start_pos_col FROM mutation_specs"
+        ).fetchall()
+        for job, module, row, col in rows:
+            if module not in spans:
+                source = (root / module).read_text(encoding="utf-8")
+                postponed = "from __future__ import annotations" in source
+                spans[module] = _annotation_spans(source) if postponed else []
+            if any(start <= (row, col) < end for start, end in spans[module]):
+                drop.append((job,))
+        for table in ("work_results", "mutation_specs", "work_items"):
+            con.executemany(f"DELETE FROM {table} WHERE job_id = ?", drop)
+    con.close()
+    return len(drop)
+
+
 def _sample(session: Path, keep: int, seed: int) -> tuple[int, int]:
     """Keep KEEP of the session's pending mutants, chosen by SEED (the same ones on every
     run of the same modules); (kept, of how many)."""
@@ -245,6 +281,8 @@ def run_target(target: str, out: Path, survivors_only: bool, sample: int | None)
         ]
     sampled = ""
     for step in steps:
+        if step[1] == "exec":
+            _drop_annotation_mutants(session, root)
         if step[1] == "exec" and sample and not survivors_only:
             kept, of = _sample(session, sample, seed=52)
             (state / "sampled").write_text(f"{kept} of {of}")
