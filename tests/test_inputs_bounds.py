@@ -162,8 +162,15 @@ def test_yaml_values_at_the_bound_are_read_one_more_is_refused(monkeypatch):
     assert inputs.parse_yaml("a: 1\nb: 2\n", "f") == {"a": 1, "b": 2}
     with pytest.raises(inputs.InputError, match="more than 5 values"):
         inputs.parse_yaml("a: [1]\nb: 2\n", "f")  # the list and its item: 6
-    with pytest.raises(inputs.InputError, match="more than 5 values"):
+    with pytest.raises(inputs.InputError, match="more than 5 values") as err:
         inputs.parse_yaml("a: &x [1, 2]\nb: *x\n", "f")  # an alias counts as its target
+    assert str(err.value).startswith("f:1: ")  # the value past the bound: `[1, 2]`, line 1
+
+
+def test_a_value_the_constructor_rejects_is_one_error():
+    # YAML 1.1's implicit timestamp: month 13 is a ValueError inside PyYAML's constructor
+    with pytest.raises(inputs.InputError, match="bad YAML value: month must be in 1..12"):
+        inputs.parse_yaml("a: 2001-13-05\n", "f")
 
 
 def test_yaml_past_its_size_is_refused_before_it_is_parsed(monkeypatch):
