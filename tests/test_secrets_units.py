@@ -48,3 +48,37 @@ def test_bodies_are_read_as_scripts_down_to_the_depth_bound(depth):
 
 def test_the_depth_bound_is_eight():
     assert _MAX_DEPTH == 8  # deeper bodies are data (shell.py); a change is a decision
+
+
+@pytest.mark.parametrize(
+    ("text", "comments"),
+    [
+        ("#c", ["#c"]),  # at the very start of the text (no character before it)
+        ("x #c", ["#c"]),
+        ("x#c", []),
+        # an escaped blank is part of the word, so the `#` after it is inside the word
+        # (bash 5.2: `echo a\ #x` prints `a #x`); so is one after a line continuation
+        ("echo a\\ #x", []),
+        ("echo a\\\n#x", []),
+        ("echo a\\\\ #x", ["#x"]),  # an escaped backslash: the blank is a blank
+        ("echo \\#x # y", ["# y"]),
+    ],
+)
+def test_a_comment_starts_only_where_a_word_starts(text, comments):
+    assert [text[a:b] for a, b in comment_spans(text)] == comments
+
+
+def test_a_body_ends_only_at_a_line_that_is_exactly_the_word():
+    # "A" sorts before "EOF" and "EOFX" holds it: neither ends the body, whose own
+    # unmatched quote stays inside it
+    text = "cat <<EOF\nA\nEOFX\n'\nEOF\necho # c\n"
+    assert [text[a:b] for a, b in comment_spans(text)] == ["# c"]
+
+
+def test_a_lit_prefixed_secret_is_known_by_its_value():
+    from evalkit.secrets.known import KnownSecrets
+
+    known = KnownSecrets()
+    known.add("lit:s3cret-value-1", "evaluation.env_vars.MY_TOKEN")
+    assert "s3cret-value-1" in known
+    assert known.replace("got s3cret-value-1.") == "got <redacted:MY_TOKEN>."
