@@ -195,6 +195,7 @@ def test_autolinks_are_broken_by_an_escape(raw, shown):
         ("ab_", "ab\\_"),
         ("a_", "a\\_"),
         ("__init__", "\\_\\_init\\_\\_"),
+        ("__a_b", "\\_\\_a_b"),  # a run at the start is escaped whole, whatever ends the text
         ("a _b_ c", "a \\_b\\_ c"),
         ("a_-b", "a\\_-b"),
     ],
