@@ -82,3 +82,65 @@ def test_a_lit_prefixed_secret_is_known_by_its_value():
     known.add("lit:s3cret-value-1", "evaluation.env_vars.MY_TOKEN")
     assert "s3cret-value-1" in known
     assert known.replace("got s3cret-value-1.") == "got <redacted:MY_TOKEN>."
+
+
+def _json_escaped(text: str, chars: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" if c in chars else c for c in text)
+
+
+def test_a_json_escaped_secret_is_cut_exactly_with_escapes_around_it():
+    from evalkit.secrets.quote import redact_quoted
+
+    value = _json_escaped(TOKEN, "hA3")  # `\u0068f_\u0041b\u0033dE6...`
+    before, after = '{"a": "\\u0041\\u0042", "HF_TOKEN": "', '", "c": "\\u0041fter"}'
+    assert redact_quoted(before + value + after) == before + "<redacted:HF_TOKEN>" + after
+
+
+def test_a_date_under_a_secret_name_is_no_secret():
+    import datetime
+
+    from evalkit.secrets.known import KNOWN
+    from evalkit.secrets.quote import remember_config
+
+    KNOWN.clear()
+    try:
+        # YAML reads `HF_TOKEN: 2026-12-06` as a date: no credential is one
+        remember_config({"HF_TOKEN": datetime.date(2026, 12, 6), "API_KEY": "k3y-value-9"})
+        assert "2026-12-06" not in KNOWN and "k3y-value-9" in KNOWN
+    finally:
+        KNOWN.clear()
+
+
+def test_a_token_word_first_is_a_secret_name():
+    from evalkit.secrets.names import is_secret_name
+
+    # TOKEN's word before it decides (eos_token: model text); as the first word it has none
+    assert is_secret_name("TOKEN_PAD") is True
+    assert is_secret_name("PAD_TOKEN") is False
+
+
+@pytest.mark.parametrize(
+    ("text", "comments"),
+    [
+        # a top-level `(` opens a subshell, not a $(...): the here-document body after the
+        # newline is still read as its own script (its quote stays inside it)
+        ("(cat <<EOF\nit's\nEOF\n) # c\n", ["# c"]),
+        # a backquote inside "..." opens a command substitution, not an escape
+        ('echo "`echo a`" # c\n', ["# c"]),
+    ],
+)
+def test_subshells_and_backquotes_in_quotes(text, comments):
+    assert [text[a:b] for a, b in comment_spans(text)] == comments
+
+
+def test_a_known_value_is_found_whatever_its_first_character():
+    from evalkit.secrets.known import MIN_LENGTH, KnownSecrets
+
+    known = KnownSecrets()
+    known.add("12345678-secret", "X_TOKEN")  # sorts before "<redacted:...>"
+    known.add("zz-secret-9", "Y_TOKEN")  # sorts after it
+    assert known.found_in("a 12345678-secret b") and known.found_in("a zz-secret-9 b")
+    assert not known.found_in("a nothing b")
+    known.add("a" * MIN_LENGTH, "Z_TOKEN")  # exactly the shortest value kept
+    known.add("b" * (MIN_LENGTH - 1), "W_TOKEN")
+    assert "a" * MIN_LENGTH in known and "b" * (MIN_LENGTH - 1) not in known
