@@ -144,3 +144,24 @@ def test_a_known_value_is_found_whatever_its_first_character():
     known.add("a" * MIN_LENGTH, "Z_TOKEN")  # exactly the shortest value kept
     known.add("b" * (MIN_LENGTH - 1), "W_TOKEN")
     assert "a" * MIN_LENGTH in known and "b" * (MIN_LENGTH - 1) not in known
+
+
+def test_a_bare_value_leaves_its_json_comma_a_quoted_one_keeps_it():
+    from evalkit.secrets.quote import redact_quoted
+
+    assert redact_quoted("HF_TOKEN=s3cretvalue1, next") == "HF_TOKEN=<redacted:HF_TOKEN>, next"
+    assert redact_quoted('HF_TOKEN="s3cretvalue1," n') == 'HF_TOKEN="<redacted:HF_TOKEN>" n'
+
+
+def test_a_secret_found_by_name_and_by_shape_is_reported_once():
+    from evalkit.secrets.quote import config_secrets
+
+    value = TOKEN + "abcdefgh"  # a secret name's value in the HF token shape as well
+    # a comment makes it a command read twice: by name outside comments, by shape anywhere
+    text = f"export HF_TOKEN={value} && run  # the token\n"
+    assert config_secrets(text) == [("HF_TOKEN", value)]
+
+
+def test_a_here_document_after_a_command_substitution_is_read():
+    text = "echo $(x) <<EOF\nit's\nEOF\necho # c\n"  # $(x) closed: the body is its own
+    assert [text[a:b] for a, b in comment_spans(text)] == ["# c"]
