@@ -91,7 +91,7 @@ def _json_escaped(text: str, chars: str) -> str:
 def test_a_json_escaped_secret_is_cut_exactly_with_escapes_around_it():
     from evalkit.secrets.quote import redact_quoted
 
-    value = _json_escaped(TOKEN, "hA3")  # `\u0068f_\u0041b\u0033dE6...`
+    value = _json_escaped(TOKEN, "hA37")  # `\u0068f_\u0041b\u0033dE6...yZ\u0037`
     before, after = '{"a": "\\u0041\\u0042", "HF_TOKEN": "', '", "c": "\\u0041fter"}'
     assert redact_quoted(before + value + after) == before + "<redacted:HF_TOKEN>" + after
 
@@ -104,8 +104,8 @@ def test_a_date_under_a_secret_name_is_no_secret():
 
     KNOWN.clear()
     try:
-        # YAML reads `HF_TOKEN: 2026-12-06` as a date: no credential is one
-        remember_config({"HF_TOKEN": datetime.date(2026, 12, 6), "API_KEY": "k3y-value-9"})
+        # YAML reads `API_KEY: 2026-12-06` as a date: no credential is one
+        remember_config({"API_KEY": datetime.date(2026, 12, 6), "HF_TOKEN": "k3y-value-9"})
         assert "2026-12-06" not in KNOWN and "k3y-value-9" in KNOWN
     finally:
         KNOWN.clear()
