@@ -8,6 +8,7 @@ spans, and wherever the exact loader refuses a text the edit read gives its refu
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,20 @@ def _read(text: str, exact: bool):
     return (doc.data, doc.spans, doc.duplicates)
 
 
+# The known differences: texts libyaml 0.2.5 reads and the pure-Python scanner refuses,
+# each with the exact loader's refusal. The edit read may accept them (every text an edit
+# makes is proved by the exact loader afterwards); a user-facing read never does
+# (test_what_libyaml_alone_accepts_is_refused_by_every_user_facing_read). The fuzz below
+# makes the first from any `command: |` line of the repository by deleting a space.
+LIBYAML_ONLY = {
+    # a comment right after a block scalar's header, with no space before the `#`
+    "command: |#\n  x\n": "expected chomping or indentation indicators, but found '#'",
+    "command: >-#\n  x\n": "expected chomping or indentation indicators, but found '#'",
+    # `?` inside a plain scalar of a flow sequence (found by a fuzz of mutated configs)
+    "versions: [0.1.6? 0, 0.1.7]\n": "expected ',' or ']', but got '?'",
+}
+
+
 def _agree(text: str) -> None:
     from evalkit.config import yamldoc
 
@@ -49,6 +64,10 @@ def _agree(text: str) -> None:
     edit = _read(text, exact=False)
     yamldoc._PARSED.clear()
     exact = _read(text, exact=True)
+    if edit[0] != "refused" and exact[0] == "refused":
+        known = set(LIBYAML_ONLY.values())
+        assert any(reason in exact[1] for reason in known), exact[1]  # a new difference
+        return
     assert edit == exact
 
 
@@ -103,15 +122,17 @@ def test_doc_exact_reads_as_the_launcher():
     assert doc.exact().data == doc.doc.data == {"a": 1}
 
 
-@pytest.mark.parametrize(
-    "text",
-    ["versions: [0.1.6? 0, 0.1.7]\n"],  # found by a fuzz of mutated configs (libyaml 0.2.5)
-)
+@pytest.mark.parametrize("text", sorted(LIBYAML_ONLY))
+def test_a_known_difference_is_expected_not_failed(text):
+    _agree(text)  # the fuzz draws such texts (Hypothesis then replays them every run)
+
+
+@pytest.mark.parametrize("text", sorted(LIBYAML_ONLY))
 def test_what_libyaml_alone_accepts_is_refused_by_every_user_facing_read(text):
     """The known leniencies beyond tabs: an edit read may accept them (its texts are proved
     by the exact loader afterwards), a user-facing read never does."""
     assert edit_loader()(text).get_single_node() is not None
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match=re.escape(LIBYAML_ONLY[text])):
         parse_document(text, "t.yaml")
     with pytest.raises(InputError):
         fix_text("defaults:\n  - execution: local\n" + text, "t.yaml", Options(env={}))

@@ -8,8 +8,8 @@ shown as escapes, and is never markup or a command:
 - `one_line`: C0 and C1 controls, DEL, the bidi embeddings, overrides and isolates
   (U+202A-202E, U+2066-2069) and the Unicode line and paragraph separators become
   `\\n`, `\\x1b`, `\\u202e` ...; `inert_data` does it to every string of a document.
-- `md_text` and `md_code`: Markdown with no HTML, link, autolink, emphasis or table-cell
-  break from data; a code span no backtick in the value can close.
+- `md_text` and `md_code`: Markdown with no HTML, link, autolink, emphasis (`*` or `_`) or
+  table-cell break from data; a code span no backtick in the value can close.
 - `html_text`: HTML-escaped and on one line.
 - `shell_word`: one shell word, redacted first and quoted after (shlex.quote; bash's
   `$'...'` when the value holds a control character, so it stays one line and exact);
@@ -81,6 +81,18 @@ _MD_ESCAPES = str.maketrans(
 # GitHub's autolinks start at `scheme:` followed by `//` and at `www.`; an escaped `:` or
 # `.` is the same character to a reader and no link to the renderer.
 _AUTOLINK = re.compile(r"(?<=[A-Za-z0-9])(:)(?=//)|(?<![A-Za-z0-9])(www)(\.)", re.IGNORECASE)
+# A run of `_` opens or closes emphasis unless a letter or digit stands on both sides of it
+# (CommonMark's intraword rule): `gpqa_diamond` stays as written, `_x_` is escaped.
+_UNDERSCORES = re.compile(r"_+")
+_ALNUM = re.compile(r"[^\W_]")
+
+
+def _underscores(match: re.Match[str]) -> str:
+    text, start, end = match.string, match.start(), match.end()
+    inside = start > 0 and end < len(text)
+    if inside and _ALNUM.match(text[start - 1]) and _ALNUM.match(text[end]):
+        return match.group(0)
+    return "\\_" * (end - start)
 
 
 # What makes a line, or a list item, a block of its own when the value starts it: a heading,
@@ -97,6 +109,7 @@ def md_text(value: Any) -> str:
     """Run data as inert Markdown text: no HTML, no link, no code span, no cell break, no
     block (heading, list, rule) where the value starts a line."""
     text = one_line(value).translate(_MD_ESCAPES)
+    text = _UNDERSCORES.sub(_underscores, text)
     text = _BLOCK_START.sub(_start, text, count=1)
     return _AUTOLINK.sub(lambda m: "\\:" if m.group(1) else f"{m.group(2)}\\.", text)
 

@@ -38,6 +38,7 @@ def comment_spans(text: str, depth: int = 0) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     stack: list[str] = []  # open contexts: "'", '"', "$'", "(" (a $(...) ) and "`"
     heredocs: list[tuple[str, bool]] = []  # (word, tabs stripped) waiting for a newline
+    escaped = -1  # the last character a backslash escaped: a blank so escaped ends no word
     i, n = 0, len(text)
     while i < n:
         top = stack[-1] if stack else ""
@@ -62,7 +63,8 @@ def comment_spans(text: str, depth: int = 0) -> list[tuple[int, int]]:
         else:  # shell words: the top level, inside $(...) or `...`
             if c == "\\":
                 i += 1
-            elif c == "#" and (i == 0 or text[i - 1] in _BOUNDARY):
+                escaped = i
+            elif c == "#" and (i == 0 or (text[i - 1] in _BOUNDARY and escaped != i - 1)):
                 end = text.find("\n", i)
                 end = n if end < 0 else end
                 spans.append((i, end))
