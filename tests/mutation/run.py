@@ -65,11 +65,20 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "comparison": (
         [
             "comparison/trust.py",
+            "comparison/task_trust.py",
             "comparison/fingerprint.py",
+            "comparison/fingerprint_checks.py",
             "comparison/gate.py",
+            "comparison/pairing.py",
             "comparison/items.py",
         ],
-        ["tests/test_compare.py", "tests/test_fingerprint.py", "tests/test_suite_compare.py"],
+        [
+            "tests/test_fail_closed.py",
+            "tests/test_metamorphic.py",
+            "tests/test_compare.py",
+            "tests/test_fingerprint.py",
+            "tests/test_suite_compare.py",
+        ],
     ),  # fmt: skip
     "fixes": (
         ["preflight/fixes"],
