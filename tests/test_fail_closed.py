@@ -280,3 +280,37 @@ def test_a_candidate_thirty_percent_more_verbose_is_flagged_and_the_pair_is_not(
     assert "### Verbosity" in note and "**FLAGGED**" in note
     _, page, _ = run_cli("report", base, cand, "--format", "markdown", *WIDE)
     assert "- verbosity: **flagged**: the candidate answers 30% longer" in page
+
+
+# ---- what the mutation tier found unguarded (tests/mutation/README.md) -------------------
+
+
+def test_a_gap_names_the_side_it_is_on():
+    assert trust.missing_where(None, None) == "on either side"
+    assert trust.missing_where(None, "x") == "on the baseline"
+    assert trust.missing_where("x", None) == "on the candidate"
+
+
+def test_no_validation_on_either_side_adds_no_validate_check(tmp_path):
+    checks = all_checks(_side(tmp_path / "b"), _side(tmp_path / "c"))
+    assert not [c for c in checks if c.id.startswith("validate-")]
+    one = all_checks(_side(tmp_path / "b", validation=("valid", [])), _side(tmp_path / "c"))
+    [base, cand] = [c for c in one if c.id.startswith("validate-")]
+    assert base.status == trust.PASS and cand.status == trust.UNVERIFIED
+
+
+def test_two_agents_sets_that_differ_neither_containing_the_other_are_another_variant(tmp_path):
+    from evalkit.comparison.items import compare_gym
+    from evalkit.comparison.sides import GymSide
+
+    def side(path: Path, agents: set[str]) -> GymSide:
+        items = {("p", 2, "a"): 1.0, ("q", 4, "b"): 0.0}
+        return GymSide(path, None, agents, items, 0, 2, {"temperature": 1.0, "top_p": 1.0}, None)
+
+    result = compare_gym(
+        side(tmp_path / "b", {"mrcr_n2", "mrcr_n4"}),
+        side(tmp_path / "c", {"mrcr_n2", "mrcr_n8"}),
+        bootstrap=100,
+    )
+    assert result.verdict == "not_comparable"
+    assert any("variant differs" in r for r in result.reasons)
