@@ -99,10 +99,55 @@ def check_item_outcomes(counts: Counter, items: int, source: str | None) -> Chec
     return passed(ID, value)
 
 
+def rates_text(rates: dict) -> str:
+    """The two rates as the message shows them: each over its own denominator."""
+    parts = []
+    for name, what in (("response", "successful responses"), ("runtime", "expected trials")):
+        r = rates[name]
+        if r["rate"] is None:
+            parts.append(f"{name} faults {r['faults']} of unknown {what}: unverified")
+        else:
+            parts.append(f"{name} faults {r['faults']}/{r['of']} {what} ({r['rate']:.2%})")
+    return "; ".join(parts)
+
+
+def check_rates(base: Check, rates: dict) -> Check:
+    """BASE (the item count) judged again on the two rates, each against the same bounds,
+    never added: the worse of them decides, and an unknown denominator is said."""
+    text = rates_text(rates)
+    response, runtime = rates["response"], rates["runtime"]
+    message = f"{base.message}. Rates: {text}"
+    # Items never written are bounded at 0 (incomplete: resume); the rest of the runtime
+    # faults are held to the same bounds as the response faults.
+    unfixed = runtime["faults"] - runtime["missing"]
+    # An unparsed answer is the model's own (a fault of its output, counted in the rate as
+    # upstream counts it) but not held to the bound: the harness scored what it wrote.
+    answered = response["faults"] - response["unparsed"]
+    shares = [
+        answered / response["of"] if response["of"] else 0.0,
+        unfixed / runtime["of"] if runtime["of"] else 0.0,
+    ]
+    worst = max(shares)
+    if base.status == "fail" and base.kind == INVALID:
+        return failed(ID, INVALID, message)
+    if worst > INVALID_ABOVE:
+        return failed(ID, INVALID, f"{message} > {INVALID_ABOVE:.0%}")
+    if base.status == "fail":
+        return failed(ID, base.kind or INCOMPLETE, message)
+    if base.status == "warn":
+        return warned(ID, message)
+    if worst > WARN_ABOVE:
+        return warned(ID, f"{message} > {WARN_ABOVE:.0%}")
+    if runtime["rate"] is None and runtime["faults"]:
+        return warned(ID, message)  # faults over an unknown total: no share to bound
+    return passed(ID, message)
+
+
 def judge(ev: Evidence) -> Check | None:
     if ev.growing or ev.outcomes is None or not ev.outcomes.items:
         return None
-    return check_item_outcomes(ev.outcomes.counts(), len(ev.outcomes.items), ev.outcomes.source)
+    base = check_item_outcomes(ev.outcomes.counts(), len(ev.outcomes.items), ev.outcomes.source)
+    return check_rates(base, ev.outcomes.rates())
 
 
 RULE = Rule(ID, "items failed only by their answer", judge, __doc__ or "", growing=False)
