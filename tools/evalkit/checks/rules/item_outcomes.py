@@ -9,6 +9,14 @@ unfinished `<think>` passed on as the answer), a judge or endpoint error, an ite
 written. An unparsed answer is the model's own and is not counted here (it is shown).
 Only on a finished run, and only for tasks whose harness leaves items.
 
+It also gives two rates, each over its own denominator and never added together:
+response faults (reasoning only, cut, unparsed) over the unique responses that came
+back, and runtime faults (judge or endpoint error, never written) over the trials the
+run was to make (items x repeats, from its config). Each counts an (item, repeat) once
+however many attempts of it a resumed run kept. A denominator the files do not give (an
+lm-eval run's item list, a simple-evals run without `limit_samples`) or that is 0 makes
+that rate `unverified`, never 0 %.
+
 simple-evals keys each row by its position in the list it runs (the dataset cut to
 `limit_samples`, repeated `n_samples` times) and stores rows as items finish, in no list
 order, so a stopped run leaves gaps anywhere: every position of that list without a row
@@ -26,12 +34,17 @@ make the run `invalid` above 5 % of items (a resume does not fix them) and are a
 above 1 %. The harness scores each such item 0, so the score measures the setup, not the
 model: at 5 % a task with 70 % accuracy loses up to 3.5 points, more than three times
 the default 1-point gate margin; above 1 % the loss can already exceed that margin.
+The same bounds hold for each rate on its own denominator: response faults other than
+unparsed answers over the responses, runtime faults other than missing items over the
+expected trials (the bounds are this skill's, not the upstream's 2 %: see "Bounded
+Evaluation-Failure Policy"). Runtime faults over an unknown total are a warning.
 
 ## Example
 `62 of 198 items (31.3%) failed for a reason that is not the answer: reasoning_only 53,
 truncated 9` (the bundled `tests/data/suite/candidate-reasoning`); `36 of 60 items
 (60.0%) failed for a reason that is not the answer: missing 36 (...); 36 never written
-(0 may be): resume the run`.
+(0 may be): resume the run`; `... Rates: response faults 65/198 successful responses
+(32.83%); runtime faults 0 of unknown expected trials: unverified`.
 
 ## Fix
 Per cause: `reasoning_only`, set the server's reasoning parser (`--reasoning-parser`)
