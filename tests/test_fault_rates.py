@@ -14,7 +14,7 @@ from pathlib import Path
 from evalkit.benchmarks.harnesses import task_outcomes
 from evalkit.runs.outcomes import ItemResult, Outcome, TaskOutcomes
 from evalkit.runs.run import load_runs
-from test_simple_evals_accounting import _copy, _keep, _rows, _rewrite, _set_limit, _validate
+from test_simple_evals_accounting import _copy, _keep, _rewrite, _rows, _set_limit, _validate
 
 DATA = Path(__file__).resolve().parent / "data"
 SUITE = DATA / "suite"
