@@ -222,6 +222,9 @@ def compare_outcomes(
         "notes": notes,
         "failures": shift,
         "outcomes": {"base": base.as_dict(), "cand": cand.as_dict()},
+        # Response and runtime fault rates per side, each over its own denominator
+        # (runs/outcomes.py); shown, not added, and None when the denominator is unknown.
+        "fault_rates": {"base": base.rates(), "cand": cand.rates()},
         "method": "paired t on per-item score differences (repeats averaged first), "
         "percentile bootstrap, sign-flip permutation; stderr from the items, not results.yml",
     }

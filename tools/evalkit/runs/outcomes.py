@@ -31,6 +31,14 @@ class Outcome(str, Enum):
         return self is not Outcome.SCORED
 
 
+# The two kinds of failure, each with its own denominator (never added together): a fault
+# in what the model returned, over the responses that came back; a fault of the run
+# around the model, over every trial the run was to make.
+RESPONSE_FAULTS = frozenset({Outcome.REASONING_ONLY, Outcome.TRUNCATED, Outcome.UNPARSED})
+RUNTIME_FAULTS = frozenset({Outcome.JUDGE_ERROR, Outcome.ENDPOINT_ERROR, Outcome.MISSING})
+NO_RESPONSE = frozenset({Outcome.ENDPOINT_ERROR, Outcome.MISSING})
+
+
 @dataclass(frozen=True)
 class ItemResult:
     """One item of one repeat, as the harness scored it.
@@ -88,6 +96,9 @@ class TaskOutcomes:
     # no such record per item), and the ones that disagree.
     graded: int | None = None
     conflicts: list[GradingConflict] = field(default_factory=list)
+    # Trials the run was to make (items x repeats), as its config declares; None when the
+    # harness's files do not say, which leaves the runtime rate unverified.
+    expected: int | None = None
 
     def counts(self) -> Counter:
         """Items by outcome value, e.g. {"scored": 190, "truncated": 8}."""
@@ -100,6 +111,24 @@ class TaskOutcomes:
     @property
     def failed_share(self) -> float:
         return self.failed / len(self.items) if self.items else 0.0
+
+    def rates(self) -> dict[str, dict]:
+        """Response faults over unique successful responses, runtime faults over expected
+        trials. Each numerator is a union over (item, repeat): an item read twice (a
+        resumed run's two attempts) counts once. A rate is None (`unverified`) when its
+        denominator is unknown or 0, never 0 %."""
+        by_key: dict[tuple[str, int], set[Outcome]] = {}
+        for item in self.items:
+            by_key.setdefault((item.item_id, item.repeat), set()).add(item.outcome)
+        responded = sum(1 for seen in by_key.values() if seen - NO_RESPONSE)
+        response = sum(1 for seen in by_key.values() if seen & RESPONSE_FAULTS)
+        runtime = sum(1 for seen in by_key.values() if seen & RUNTIME_FAULTS)
+        unparsed = sum(1 for seen in by_key.values() if Outcome.UNPARSED in seen)
+        unwritten = sum(1 for seen in by_key.values() if seen == {Outcome.MISSING})
+        return {
+            "response": {**_rate(response, responded or None), "unparsed": unparsed},
+            "runtime": {**_rate(runtime, self.expected or None), "missing": unwritten},
+        }
 
     def as_dict(self) -> dict:
         """Counts: scored (an answer), unparsed (the model's own answer, not extracted:
@@ -119,7 +148,23 @@ class TaskOutcomes:
                 for f in self.run_failures
             ],
             "notes": list(self.notes),
+            "expected": self.expected,
+            "rates": self.rates(),
         }
 
 
-__all__ = ["GradingConflict", "ItemResult", "Outcome", "RunFailure", "TaskOutcomes"]
+def _rate(faults: int, of: int | None) -> dict:
+    rate = faults / of if of else None
+    return {"faults": faults, "of": of, "rate": rate, "verified": rate is not None}
+
+
+__all__ = [
+    "NO_RESPONSE",
+    "RESPONSE_FAULTS",
+    "RUNTIME_FAULTS",
+    "GradingConflict",
+    "ItemResult",
+    "Outcome",
+    "RunFailure",
+    "TaskOutcomes",
+]

@@ -104,7 +104,9 @@ def read_outcomes(run: Run) -> TaskOutcomes:
         )
     note = coverage_note(cache, len(judged))
     source = str(path.relative_to(run.artifacts_dir))
-    return TaskOutcomes("hle", items, run_failures(run), source, [note] if note else [])
+    outcomes = TaskOutcomes("hle", items, run_failures(run), source, [note] if note else [])
+    outcomes.expected = asked  # one trial per question asked
+    return outcomes
 
 
 __all__ = ["classify", "judged_file", "read_outcomes", "recognises"]

@@ -205,6 +205,8 @@ def read_outcomes(run: Run) -> TaskOutcomes:
         )
     outcomes = TaskOutcomes(HARNESS, items, _run_failures(run), source, notes)
     outcomes.graded, outcomes.conflicts = graded, conflicts
+    if layout.items is not None and layout.repeats is not None:
+        outcomes.expected = layout.items * layout.repeats  # the list the config fixes
     return outcomes
 
 
