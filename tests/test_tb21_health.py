@@ -57,19 +57,31 @@ def test_healthy_run_passes_every_signal(run_cli):
 def test_text_prints_the_screen_before_pass_at_1(run_cli):
     code, out, _ = run_cli("validate", HEALTHY)
     assert code == 0
-    for name in ("agent_completion", "evaluation_completion", "early_reward_and_shortest_rollout",
-                 "duration", "fast_low_reward_windows"):
+    for name in (
+        "agent_completion",
+        "evaluation_completion",
+        "early_reward_and_shortest_rollout",
+        "duration",
+        "fast_low_reward_windows",
+    ):
         assert f"[healthy] {name}" in out
     assert out.index("health: healthy") < out.index("pass@1: 0.5014")
 
 
 def _agent(run):
-    _edit_json(run / BUNDLE, lambda d: d["benchmark"]["scores"].update(
-        {"mean/terminus2_completed": {"value": 0.88}}))
+    _edit_json(
+        run / BUNDLE,
+        lambda d: d["benchmark"]["scores"].update({"mean/terminus2_completed": {"value": 0.88}}),
+    )
 
 
 def _evaluation(run):  # 36 failed of 712: 0.949 < 0.95
-    _edit_trials(run, lambda i, r: r.update(failure_category="sandbox_error") if i % 19 == 5 and i < 690 else None)
+    _edit_trials(
+        run,
+        lambda i, r: (
+            r.update(failure_category="sandbox_error") if i % 19 == 5 and i < 690 else None
+        ),
+    )
 
 
 def _early(run):
@@ -81,6 +93,7 @@ def _shortest(run):
         if i == 400:  # a 20 s rollout closing where it did
             r["timestamp"] += r["timing"]["total_ms"] / 1000 - 20
             r["timing"]["total_ms"] = 20000.0
+
     _edit_trials(run, change)
 
 
@@ -94,6 +107,7 @@ def _fast_window(run):
             closed = 1_790_000_000.0 + 600 + 300 * 16 + (i - 300) * 5
             r["timestamp"] = closed - r["timing"]["total_ms"] / 1000
             r["reward"] = 0.0
+
     _edit_trials(run, change)
 
 

@@ -36,8 +36,13 @@ class Signal:
     why: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"signal": self.name, "status": self.status, "value": self.value,
-                "rule": self.rule, "why": self.why}
+        return {
+            "signal": self.name,
+            "status": self.status,
+            "value": self.value,
+            "rule": self.rule,
+            "why": self.why,
+        }
 
 
 def is_tb21(run: NelNextRun) -> bool:
@@ -73,10 +78,21 @@ def _agent_completion(run: NelNextRun) -> Signal:
     rule = f"{AGENT_COMPLETION_KEY} >= {AGENT_COMPLETION_MIN}"
     value = score_value(run.scores, AGENT_COMPLETION_KEY)
     if value is None:
-        return Signal("agent_completion", UNKNOWN, None, rule, f"no {AGENT_COMPLETION_KEY} in the bundle scores")
+        return Signal(
+            "agent_completion",
+            UNKNOWN,
+            None,
+            rule,
+            f"no {AGENT_COMPLETION_KEY} in the bundle scores",
+        )
     ok = value >= AGENT_COMPLETION_MIN
-    return Signal("agent_completion", HEALTHY if ok else FLAGGED, value, rule,
-                  "" if ok else f"{value:.4f} of agent runs completed")
+    return Signal(
+        "agent_completion",
+        HEALTHY if ok else FLAGGED,
+        value,
+        rule,
+        "" if ok else f"{value:.4f} of agent runs completed",
+    )
 
 
 def _eval_completion(run: NelNextRun) -> Signal:
@@ -87,8 +103,13 @@ def _eval_completion(run: NelNextRun) -> Signal:
     done = sum(1 for t in run.trials if not t.failed and t.reward is not None)
     value = done / run.expected
     ok = value >= EVAL_COMPLETION_MIN
-    return Signal("evaluation_completion", HEALTHY if ok else FLAGGED, round(value, 4), rule,
-                  "" if ok else f"{done} of {run.expected} trials evaluated")
+    return Signal(
+        "evaluation_completion",
+        HEALTHY if ok else FLAGGED,
+        round(value, 4),
+        rule,
+        "" if ok else f"{done} of {run.expected} trials evaluated",
+    )
 
 
 def _closed_in_order(run: NelNextRun) -> list | None:
@@ -98,12 +119,19 @@ def _closed_in_order(run: NelNextRun) -> list | None:
 
 
 def _early(run: NelNextRun) -> Signal:
-    rule = (f"mean reward of the first {WINDOW_FRACTION:.0%} of trials >= {EARLY_REWARD_MIN:.0%} "
-            f"and shortest rollout >= {SHORTEST_ROLLOUT_MIN_S:.0f} s")
+    rule = (
+        f"mean reward of the first {WINDOW_FRACTION:.0%} of trials >= {EARLY_REWARD_MIN:.0%} "
+        f"and shortest rollout >= {SHORTEST_ROLLOUT_MIN_S:.0f} s"
+    )
     ordered, size = _closed_in_order(run), _window(run)
     if ordered is None or size is None or len(ordered) < size:
-        return Signal("early_reward_and_shortest_rollout", UNKNOWN, None, rule,
-                      "trajectories.jsonl missing, short, or without timestamps and timing")
+        return Signal(
+            "early_reward_and_shortest_rollout",
+            UNKNOWN,
+            None,
+            rule,
+            "trajectories.jsonl missing, short, or without timestamps and timing",
+        )
     early = sum(t.reward for t in ordered[:size]) / size
     shortest = min(t.total_s for t in ordered)
     problems = []
@@ -112,8 +140,13 @@ def _early(run: NelNextRun) -> Signal:
     if shortest < SHORTEST_ROLLOUT_MIN_S:
         problems.append(f"shortest rollout {shortest:.1f} s")
     value = {"early_reward": round(early, 4), "shortest_rollout_s": round(shortest, 1)}
-    return Signal("early_reward_and_shortest_rollout", FLAGGED if problems else HEALTHY, value, rule,
-                  "; ".join(problems))
+    return Signal(
+        "early_reward_and_shortest_rollout",
+        FLAGGED if problems else HEALTHY,
+        value,
+        rule,
+        "; ".join(problems),
+    )
 
 
 def _duration(run: NelNextRun) -> Signal:
@@ -122,28 +155,44 @@ def _duration(run: NelNextRun) -> Signal:
         return Signal("duration", UNKNOWN, None, rule, "no elapsed_seconds in runtime_stats.json")
     hours = round(run.elapsed_s / 3600.0, 3)
     if run.expected != CALIBRATED_TRIALS:
-        return Signal("duration", UNKNOWN, hours, rule,
-                      f"run shape {run.expected} trials is not the calibrated {CALIBRATED_TRIALS}")
+        return Signal(
+            "duration",
+            UNKNOWN,
+            hours,
+            rule,
+            f"run shape {run.expected} trials is not the calibrated {CALIBRATED_TRIALS}",
+        )
     ok = hours >= DURATION_MIN_H
-    return Signal("duration", HEALTHY if ok else FLAGGED, hours, rule,
-                  "" if ok else f"{hours} h")
+    return Signal("duration", HEALTHY if ok else FLAGGED, hours, rule, "" if ok else f"{hours} h")
 
 
 def _fast_windows(run: NelNextRun) -> Signal:
-    rule = (f"no {WINDOW_FRACTION:.0%} window after the first closing within "
-            f"{FAST_WINDOW_S // 60} min with mean reward < {FAST_WINDOW_REWARD_MIN:.0%}")
+    rule = (
+        f"no {WINDOW_FRACTION:.0%} window after the first closing within "
+        f"{FAST_WINDOW_S // 60} min with mean reward < {FAST_WINDOW_REWARD_MIN:.0%}"
+    )
     ordered, size = _closed_in_order(run), _window(run)
     if ordered is None or size is None:
-        return Signal("fast_low_reward_windows", UNKNOWN, None, rule,
-                      "trajectories.jsonl missing or without timestamps and timing")
+        return Signal(
+            "fast_low_reward_windows",
+            UNKNOWN,
+            None,
+            rule,
+            "trajectories.jsonl missing or without timestamps and timing",
+        )
     bad = []
     for start in range(size, len(ordered) - size + 1):
-        chunk = ordered[start:start + size]
+        chunk = ordered[start : start + size]
         span = chunk[-1].closed - chunk[0].closed
         mean = sum(t.reward for t in chunk) / size
         if span <= FAST_WINDOW_S and mean < FAST_WINDOW_REWARD_MIN:
             bad.append(start)
     if bad:
-        return Signal("fast_low_reward_windows", FLAGGED, len(bad), rule,
-                      f"{len(bad)} windows, first starting at trial {bad[0] + 1} in closing order")
+        return Signal(
+            "fast_low_reward_windows",
+            FLAGGED,
+            len(bad),
+            rule,
+            f"{len(bad)} windows, first starting at trial {bad[0] + 1} in closing order",
+        )
     return Signal("fast_low_reward_windows", HEALTHY, 0, rule, "")

@@ -55,7 +55,6 @@ def run(args: argparse.Namespace) -> int:
     from evalkit.checks.validate import report_document, validate_path
     from evalkit.render.report import write_json
     from evalkit.render.validate import report_text
-
     from evalkit.runs.nelnext import is_nel_next_run
 
     if is_nel_next_run(args.run):
