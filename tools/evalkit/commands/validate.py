@@ -55,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
     from evalkit.checks.validate import report_document, validate_path
     from evalkit.render.report import write_json
     from evalkit.render.validate import report_text
+    from evalkit.runs.nelnext import is_nel_next_run
 
+    if is_nel_next_run(args.run):
+        return _nel_next(args)
     document = report_document(validate_path(args.run, expected_override=args.expected))
     triages = _why_incomplete_tasks_ended(args.run, document, args.expected)
     for entry in document["tasks"]:
@@ -65,6 +68,23 @@ def run(args: argparse.Namespace) -> int:
         write_json(document)
     else:
         sys.stdout.write(report_text(document, args.run, triages))
+    return 0 if document["verdict"] == VALID else 1
+
+
+def _nel_next(args: argparse.Namespace) -> int:
+    """A nel-next run directory: the TB2.1 health screen (for TB2.1 runs), then pass@1."""
+    import sys
+
+    from evalkit.checks.model import VALID
+    from evalkit.render.nelnext import nel_next_document, nel_next_text
+    from evalkit.render.report import write_json
+    from evalkit.runs.nelnext import load
+
+    document = nel_next_document(load(args.run))
+    if args.format == "json":
+        write_json(document)
+    else:
+        sys.stdout.write(nel_next_text(document, args.run))
     return 0 if document["verdict"] == VALID else 1
 
 
