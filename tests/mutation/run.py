@@ -57,6 +57,8 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
         ["checks/failures"],
         [
             "tests/test_failures.py",
+            "tests/test_failures_corpus.py",
+            "tests/test_failures_fatal.py",
             "tests/test_failures_docs.py",
             "tests/test_failures_slurm.py",
             "tests/test_triage_boundaries.py",
@@ -87,6 +89,9 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
             "tests/preflight/test_fix.py",
             "tests/preflight/test_fix_meaning.py",
             "tests/preflight/test_fix_files.py",
+            "tests/preflight/test_history_fixes.py",
+            "tests/preflight/test_literal_word_fix.py",
+            "tests/preflight/test_next_fix.py",
         ],
     ),
 }
