@@ -19,7 +19,9 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 def _prose(text: str) -> str:
     """The text outside fenced blocks: a link inside one is an example, not a link."""
-    return "".join(part for i, part in enumerate(re.split(r"^```.*$", text, flags=re.M)) if i % 2 == 0)
+    return "".join(
+        part for i, part in enumerate(re.split(r"^```.*$", text, flags=re.M)) if i % 2 == 0
+    )
 
 
 def _quick_start_commands() -> list[str]:
@@ -36,7 +38,9 @@ def test_readme_is_at_most_20_kb():
 def test_the_quick_start_is_the_main_job_and_the_ci_command():
     assert _quick_start_commands() == [MAIN_JOB, TESTS]
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    assert re.search(rf"^exec {re.escape(TESTS)}$", ci, re.M), "`.ci/run` no longer runs the README's test command"
+    assert re.search(rf"^exec {re.escape(TESTS)}$", ci, re.M), (
+        "`.ci/run` no longer runs the README's test command"
+    )
 
 
 def test_the_quick_start_is_on_the_first_screen():
@@ -44,7 +48,9 @@ def test_the_quick_start_is_on_the_first_screen():
     assert MAIN_JOB in head and TESTS in head
 
 
-@pytest.mark.parametrize("doc", [README, *sorted((REPO / "docs").glob("*.md"))], ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "doc", [README, *sorted((REPO / "docs").glob("*.md"))], ids=lambda p: p.name
+)
 def test_every_relative_link_resolves(doc):
     broken = []
     for target in LINK.findall(_prose(doc.read_text(encoding="utf-8"))):
