@@ -387,14 +387,14 @@ def test_a_chain_ended_by_a_failed_job_is_not_resumed(tmp_path, cli):
 
 @pytest.mark.launcher
 def test_the_readme_shows_the_real_answer(tmp_path, cli):
-    """README.md's dead-run block is this fixture's output (lines it elides aside)."""
+    """docs/tool-reference.md's dead-run block is this fixture's output (lines it elides aside)."""
     task = three_health_timeouts(tmp_path / "runs", tmp_path)
     _, out = text_of(cli, task.parent)
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "tool-reference.md").read_text(encoding="utf-8")
     block = readme.split("A dead run's answer", 1)[1].split("```\n", 2)[1]
     produced = out.splitlines()
     for line in block.splitlines():
-        assert line in produced, f"README line not in the output: {line!r}"
+        assert line in produced, f"tool-reference line not in the output: {line!r}"
 
 
 @pytest.mark.launcher
