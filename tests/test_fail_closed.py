@@ -11,13 +11,14 @@ from evalkit.comparison.fingerprint import UNVERIFIED, diff_fingerprints
 from evalkit.comparison.task_trust import TrustSide, all_checks
 from evalkit.runs.configview import FieldValue
 from evalkit.runs.fingerprint import Fingerprint
+from evalkit.runs.run import Fingerprint as Reply
 from helpers.rungen import make_items, write_mrcr_run
 from helpers.suite_edits import (
     BASE_GPQA,
     GPQA,
     MRCR,
-    RESPONSES,
     copy_sides,
+    drop_item_records,
     lengthen_replies,
     map_rollouts,
     sub_text,
@@ -41,11 +42,7 @@ def _results_only(tmp_path: Path) -> tuple[Path, Path]:
     """The bundled GPQA pair with neither per-item store nor response cache: results.yml."""
     base, cand = copy_sides(tmp_path)
     for task in (base / BASE_GPQA, cand / GPQA):
-        (task / RESPONSES).unlink()
-        for store in (task / "artifacts" / "gpqa_diamond",):
-            for path in sorted(store.rglob("*"), reverse=True):
-                path.unlink() if path.is_file() else path.rmdir()
-            store.rmdir()
+        drop_item_records(task)
     return base, cand
 
 
@@ -82,13 +79,18 @@ def test_a_one_sided_gap_in_the_fingerprint_is_unverified_and_names_the_side():
     assert gap.consequence == UNVERIFIED and "on the candidate" in gap.reason
 
 
+def _reply(text: str) -> Reply:
+    """A non-trivial reply without a response id, as an item store keeps it."""
+    return Reply(None, text.encode() * 64)
+
+
 def _side(path: Path, **kw) -> TrustSide:
     return TrustSide(path=path, provenance={}, sampling={"temperature": 1.0, "top_p": 1.0}, **kw)
 
 
 def test_reuse_with_no_request_in_common_is_not_a_pass(tmp_path):
-    base = _side(tmp_path / "b", fingerprints={"a": trust_fp("x")})
-    cand = _side(tmp_path / "c", fingerprints={"b": trust_fp("y")})
+    base = _side(tmp_path / "b", fingerprints={"a": _reply("x")})
+    cand = _side(tmp_path / "c", fingerprints={"b": _reply("y")})
     [reuse] = [c for c in all_checks(base, cand) if c.id == "response-reuse"]
     assert reuse.status == trust.UNVERIFIED and "no request in common" in reuse.message
 
@@ -106,12 +108,6 @@ def test_harness_versions_compare_by_the_whole_reference(tmp_path):
         if c.id == "harness-version"
     ]
     assert accepted.status == trust.ACCEPTED
-
-
-def trust_fp(text: str):
-    from evalkit.runs.run import Fingerprint as Reply
-
-    return Reply(None, text.encode() * 64)
 
 
 # ---- 2. one task record -----------------------------------------------------------------

@@ -26,6 +26,7 @@ from helpers.suite_edits import (
     RESPONSES,
     STORE,
     copy_sides,
+    drop_item_records,
     edit_params,
     edit_text,
     insert_row,
@@ -123,14 +124,12 @@ def m_gpqa_reused_adapter_cache(base: Path, cand: Path) -> None:
 
 def m_gpqa_no_response_records(base: Path, cand: Path) -> None:
     for task in (base / BASE_GPQA, cand / GPQA):
-        (task / RESPONSES).unlink()
-        shutil.rmtree(task / "artifacts" / "gpqa_diamond")
+        drop_item_records(task)
 
 
 def m_gpqa_renamed_metric(base: Path, cand: Path) -> None:
     for task in (base / BASE_GPQA, cand / GPQA):
-        (task / RESPONSES).unlink()
-        shutil.rmtree(task / "artifacts" / "gpqa_diamond")
+        drop_item_records(task)
     sub_text(
         cand / GPQA / "artifacts" / "results.yml", r"\n        score:\n", "\n        score_at_10:\n"
     )
@@ -175,8 +174,7 @@ def m_gpqa_scored_zero_against_its_record(base: Path, cand: Path) -> None:
 
 def m_gpqa_unknown_scale(base: Path, cand: Path) -> None:
     for task in (base / BASE_GPQA, cand / GPQA):
-        (task / RESPONSES).unlink()
-        shutil.rmtree(task / "artifacts" / "gpqa_diamond")
+        drop_item_records(task)
         sub_text(
             task / "artifacts" / "results.yml", r"\n        score:\n", "\n        house_metric:\n"
         )
@@ -409,7 +407,8 @@ def h_swap_side_folder_names(base: Path, cand: Path) -> None:
 
 def h_copy_deeper(base: Path, cand: Path) -> None:
     deep = cand.parent / "archive" / "2026" / "candidate"
-    shutil.move(str(cand), str(deep)) if deep.parent.mkdir(parents=True) is None else None
+    deep.parent.mkdir(parents=True)
+    shutil.move(str(cand), str(deep))
 
 
 HONEST: list[tuple[str, Callable[[Path, Path], None]]] = [

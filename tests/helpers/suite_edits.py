@@ -106,3 +106,10 @@ def edit_params(task: Path, old: str, new: str) -> None:
     assert edited, (task, old)
     for path in edited:  # every occurrence: the config was written that way throughout
         edit_text(path, old, new, -1)
+
+
+def drop_item_records(task: Path) -> None:
+    """A GPQA task left with its results.yml alone: no adapter response cache (use_caching
+    off) and no simple-evals item store."""
+    (task / RESPONSES).unlink()
+    shutil.rmtree(task / "artifacts" / "gpqa_diamond")

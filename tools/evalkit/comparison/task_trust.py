@@ -1,7 +1,7 @@
 """The trust checks every task gets, whatever its adapter (issue 37): a side is what its
 run recorded (path, provenance, sampling, response fingerprints, validate verdict), and
-the same list of checks runs on every pair. A check whose data is not there says so (a
-note naming the side), never a silent pass.
+the same list of checks runs on every pair. A check whose data is not there is
+`unverified`, naming the side and what to record (issue 47): never a silent pass.
 
 Check ids (stable; references/compare.md has one section each): validate-baseline,
 validate-candidate, same-run-dir, sampling-temperature, sampling-top_p, response-reuse,
@@ -18,8 +18,6 @@ from typing import Any
 from evalkit.comparison import trust
 from evalkit.comparison.trust import FAIL, NOTE, PASS, UNVERIFIED, TrustCheck
 from evalkit.runs.settings import SAMPLING_KEYS
-
-WARN = "warn"  # shown, changes no verdict
 
 TRUST_CHECK_IDS = (
     "validate-baseline",
