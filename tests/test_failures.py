@@ -1,6 +1,9 @@
 """Failure signatures (issue 39): a dead run's cause, fix and next command from its own
 files, through `evalkit status`. Task directories come from tests/helpers/failure_logs.py:
-the real launcher's run.sub and messages, and each other line as its source formats it."""
+the real launcher's run.sub and messages, and each other line as its source formats it.
+The health-wait and auto-resume lines come from the installed nel 0.2.6's own shell
+blocks, run by bash with stub commands: a moment each, so those tests are in the fast
+tier; only a whole render or the 14400 s wait's 2880 probes are marked `launcher`."""
 
 from __future__ import annotations
 
@@ -77,7 +80,6 @@ def test_model_404_gets_the_served_name(tmp_path, cli):
     assert "nvidia/Nemotron-3-Nano" in cause["cause"]
 
 
-@pytest.mark.launcher
 def test_health_check_timeout_projects_the_load_time(tmp_path, cli):
     wait = health_wait_output(tmp_path, timeout=10)
     assert "Health check timeout after 10s" in wait  # the launcher's own line, by bash
@@ -183,7 +185,6 @@ def test_enroot_mount_names_the_missing_path(tmp_path, cli):
     assert "No such file or directory" in doc["triage"]["cause"]["cause"]
 
 
-@pytest.mark.launcher
 def test_server_died_without_a_specific_signature(tmp_path, cli):
     wait = health_wait_output(tmp_path, timeout=60, server_alive=False)
     assert "server process 2147483646 died" in wait  # the launcher's own line, by bash
@@ -197,7 +198,6 @@ def test_server_died_without_a_specific_signature(tmp_path, cli):
     assert [c["id"] for c in doc["triage"]["also_seen"]] == ["server-died"]
 
 
-@pytest.mark.launcher
 def test_the_specific_server_cause_wins_over_the_death(tmp_path, cli):
     wait = health_wait_output(tmp_path, timeout=60, server_alive=False)
     logs = {"slurm-4100001.log": wait, **signature_logs("vllm-kv-cache-too-small")}
@@ -210,7 +210,6 @@ def test_the_specific_server_cause_wins_over_the_death(tmp_path, cli):
 # ------------------------------------------------------------------ the attempt budget
 
 
-@pytest.mark.launcher
 def test_three_identical_failures_say_do_not_resubmit(tmp_path, cli):
     jobs = ["4100001", "4100002", "4100003"]
     wait = health_wait_output(tmp_path, timeout=10)
@@ -230,7 +229,6 @@ def test_three_identical_failures_say_do_not_resubmit(tmp_path, cli):
     assert "attempts: 3 Slurm jobs (4100001, 4100002, 4100003); the last 3 ended by" in out
 
 
-@pytest.mark.launcher
 def test_time_limits_while_starting_are_the_drain_loop(tmp_path, cli):
     jobs = ["4100001", "4100002", "4100003"]
     started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
@@ -253,7 +251,6 @@ def test_time_limits_while_starting_are_the_drain_loop(tmp_path, cli):
     assert "128 GPU-hours (16 GPUs)" in fix["why"]
 
 
-@pytest.mark.launcher
 def test_a_chain_of_time_limits_with_service_is_healthy_resuming(tmp_path, cli):
     jobs = ["4100001", "4100002"]
     served = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
@@ -270,7 +267,6 @@ def test_a_chain_of_time_limits_with_service_is_healthy_resuming(tmp_path, cli):
     assert _commands(triage["next"]) == [f"nel resume {INVOCATION}"]
 
 
-@pytest.mark.launcher
 def test_a_spent_chain_names_the_cost_of_another(tmp_path, cli):
     task = dead_task(tmp_path, {}, jobs=["4100001", "4100002"])
     said = chain_output(tmp_path, task, "4100001", "TIMEOUT", "08:00:00", "08:00:00")
@@ -355,7 +351,6 @@ def test_a_404_beside_answered_requests_is_not_the_cause(tmp_path, cli):
     assert doc["triage"]["warnings"] == []
 
 
-@pytest.mark.launcher
 def test_the_health_wait_about_to_give_up_warns_with_the_projection(tmp_path, cli):
     started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
     shards = (
@@ -372,7 +367,6 @@ def test_the_health_wait_about_to_give_up_warns_with_the_projection(tmp_path, cl
     assert code == 1
 
 
-@pytest.mark.launcher
 def test_a_chain_ended_by_a_failed_job_is_not_resumed(tmp_path, cli):
     task = dead_task(tmp_path, {}, jobs=["4100001", "4100002"])
     said = chain_output(tmp_path, task, "4100001", "FAILED", "00:12:00")
@@ -462,7 +456,6 @@ def test_values_a_cause_repeats_are_redacted(tmp_path, cli):
     assert token not in json.dumps(doc)
 
 
-@pytest.mark.launcher
 def test_a_late_health_wait_without_a_projection_is_watched_not_stopped(tmp_path, cli):
     started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
     # 12000 s into run.sub's 14400 s wait, no shard line to project from.

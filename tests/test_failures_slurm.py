@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from helpers.failure_logs import dead_task, signature_logs, triage_of
+from helpers.limits import limits_row
 
 # ------------------------------------------------------------------ SLURM's view
 # Shapes from Slurm's sacct(1) and squeue(1) manual pages (`-P` joins fields with |, the
@@ -74,8 +75,9 @@ def test_sacct_disagreeing_with_the_logs_says_so(tmp_path, cli):
         ("JobID|State|ExitCode\nabc|FAILED|1:0\n", ":2:"),
         ("JobID|State|ExitCode\n4100001|FAILED|one\n", ":2:"),
         ("\x00\x01binary", ""),
+        ("JobID State ExitCode\n------- -----\n4100001 FAILED 1:0\n", ":2:"),
     ],
-    ids=["short-row", "bad-state", "bad-id", "bad-exit", "binary"],
+    ids=["short-row", "bad-state", "bad-id", "bad-exit", "binary", "dashes-short"],
 )
 def test_malformed_sacct_is_one_line_and_exit_2(tmp_path, run_cli, text, where):
     task = dead_task(tmp_path, signature_logs("slurm-time-limit"), jobs=["4100001"])
@@ -147,3 +149,67 @@ def test_sacct_names_the_cause_an_unrecognised_log_only_quotes(tmp_path, cli):
     _, doc = triage_of(cli, task, "--sacct", tmp_path / "sacct.txt")
     assert doc["triage"]["cause"]["id"] == "slurm-host-oom"
     assert doc["triage"]["also_seen"][0]["id"] == "not-recognised"
+
+
+# squeue's reasons for a pending follow-up (squeue(1), JOB REASON CODES): Dependency
+# waits for the job before it; DependencyNeverSatisfied can never start; any other
+# reason is ordinary queueing.
+@pytest.mark.parametrize(
+    "reason, says",
+    [
+        ("Dependency", "4100002 is PENDING (Dependency): the follow-up run.sub queued"),
+        ("DependencyNeverSatisfied", "it will never start; cancel it: scancel 4100002"),
+        ("Priority", "4100002 is PENDING (Priority): queued, not failed"),
+        ("Resources", "4100002 is PENDING (Resources): queued, not failed"),
+    ],
+)
+def test_a_pending_follow_up_is_read_by_its_reason(tmp_path, cli, reason, says):
+    logs = signature_logs("slurm-time-limit")
+    logs["slurm-4100001.log"] = "Submitted batch job 4100002\n" + logs["slurm-4100001.log"]
+    task = dead_task(tmp_path, logs, jobs=["4100001"])
+    (tmp_path / "squeue.txt").write_text(SQUEUE.replace("(Dependency)", f"({reason})"))
+    _, doc = triage_of(cli, task, "--squeue", tmp_path / "squeue.txt")
+    (line,) = [s for s in doc["triage"]["slurm"] if "4100002" in s]
+    assert says in line
+    assert ("scancel" in line) is (reason == "DependencyNeverSatisfied")
+
+
+def test_sacct_minus_p_ends_each_line_with_a_bar(tmp_path):
+    """sacct(1): `-p` is `-P` with a | after the last field too; the rows are the same."""
+    from evalkit.checks.failures.slurmtext import read_sacct
+
+    p = tmp_path / "sacct.txt"
+    p.write_text(SACCT_P)
+    plain = read_sacct(p)
+    p.write_text("".join(f"{line}|\n" for line in SACCT_P.splitlines()))
+    assert read_sacct(p) == plain and len(plain) == 4
+
+
+def test_a_slurm_file_is_read_up_to_its_documented_limit_and_no_further(tmp_path, run_cli):
+    from evalkit.checks.failures.slurmtext import read_sacct
+
+    limit = int(limits_row("`status --sacct`").split()[0]) * 1024 * 1024
+    p = tmp_path / "sacct.txt"
+    body = SACCT_P.encode()
+    p.write_bytes(body + b"\n" * (limit - len(body)))  # blank lines pad it: ignored
+    assert len(read_sacct(p)) == 4
+    p.write_bytes(body + b"\n" * (limit - len(body) + 1))
+    task = dead_task(tmp_path / "run", {"client-4100001.log": "starting\n"}, jobs=["4100001"])
+    code, out, err = run_cli("status", task, "--sacct", p)
+    assert code == 2 and out == "" and "sacct.txt" in err and len(err.splitlines()) == 1
+
+
+def test_sacct_without_its_header_is_read_in_the_documented_field_order(tmp_path):
+    """references/failures.md asks for `sacct -j ID -P --format=JobID,State,ExitCode,
+    Elapsed`; with -n (no header) the fields are taken in that order."""
+    from evalkit.checks.failures.slurmtext import read_sacct
+
+    p = tmp_path / "sacct.txt"
+    p.write_text(SACCT_P)
+    with_header = read_sacct(p)
+    p.write_text(SACCT_P.split("\n", 1)[1])
+    rows = read_sacct(p)
+    assert [(r.job, r.step, r.state, r.exit_code, r.elapsed) for r in rows] == [
+        (r.job, r.step, r.state, r.exit_code, r.elapsed) for r in with_header
+    ]
+    assert rows[0].state == "TIMEOUT" and rows[0].elapsed == "04:00:12"

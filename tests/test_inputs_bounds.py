@@ -20,6 +20,7 @@ import pytest
 
 from evalkit import inputs
 from evalkit.benchmarks.simple_evals.store import iter_cache_rows
+from helpers.limits import limits_row
 
 REPEATS = Path(__file__).resolve().parent / "data" / "simple_evals" / "repeats"
 ITEM_DB = REPEATS / "artifacts/gpqa_diamond/cache/cache.sqlite/cache.db"
@@ -206,33 +207,22 @@ def test_a_truncated_database_is_refused_by_its_header(tmp_path):
         inputs._sqlite_size(short)
 
 
-def _limits_row(start: str) -> str:
-    """A row of the bounded-readers table (docs/tool-reference.md, linked from the README)."""
-    doc = Path(__file__).resolve().parents[1] / "docs" / "tool-reference.md"
-    (row,) = [
-        line
-        for line in doc.read_text(encoding="utf-8").splitlines()
-        if line.startswith(f"| {start}")
-    ]
-    return row.split(" | ")[1]
-
-
 def test_the_documented_limits_are_the_readers_bounds():
     """The "Limits" table is the contract; a bound changed in the code alone fails here."""
     mib = 1024 * 1024
-    yaml_row = _limits_row("YAML evalkit reads")
+    yaml_row = limits_row("YAML evalkit reads")
     assert yaml_row.startswith(
         f"{inputs.MAX_YAML_CHARS // mib} MiB of text, nesting {inputs.MAX_YAML_DEPTH} deep, "
         f"{inputs.MAX_YAML_NODES:,} values"
     )
     assert inputs.MAX_YAML_CHARS % mib == 0
-    assert _limits_row("Any other file read whole") == f"{inputs.MAX_FILE_BYTES // mib} MiB"
-    assert f"{inputs.MAX_LINE_BYTES // mib} MiB kept of one line" in _limits_row("Log lines")
-    assert _limits_row("One rollouts record").startswith(
+    assert limits_row("Any other file read whole") == f"{inputs.MAX_FILE_BYTES // mib} MiB"
+    assert f"{inputs.MAX_LINE_BYTES // mib} MiB kept of one line" in limits_row("Log lines")
+    assert limits_row("One rollouts record").startswith(
         f"{inputs.MAX_RECORD_BYTES // mib} MiB for one line"
     )
-    assert f"gathered in {inputs._CHUNK // mib} MiB pieces" in _limits_row("One lm-eval")
-    sqlite_row = _limits_row("SQLite databases")
+    assert f"gathered in {inputs._CHUNK // mib} MiB pieces" in limits_row("One lm-eval")
+    sqlite_row = limits_row("SQLite databases")
     for text in (
         f"{inputs.MAX_DB_ROWS:,} rows",
         f"{inputs.MAX_DB_HEAP_BYTES // mib} MiB SQLite heap limit",

@@ -211,3 +211,57 @@ def test_a_server_that_became_ready_gets_no_health_wait_warning(tmp_path, cli):
     code, doc = triage(cli, task)
     assert "health-wait-near-timeout" not in [w["id"] for w in doc["triage"]["warnings"]]
     assert code == 0
+
+
+SHARDS = (  # vLLM's weight-load progress bar, as tests/helpers/failure_logs.py writes it
+    "Loading safetensors checkpoint shards:  64% Completed | 320/500 [2:46:40<1:33:45]\n"
+)
+
+
+@pytest.mark.parametrize("waited, warns", [(10_600, False), (11_000, True)])
+def test_the_health_wait_warns_from_three_quarters_of_its_timeout(tmp_path, cli, waited, warns):
+    """0.75 x 14400 s = 10800 s: no shard line to project from, so only the share decides;
+    late but unprojected, the advice is to watch, not to stop."""
+    task = task_dir(tmp_path, {"slurm-4100001.log": WAITING}, jobs=["4100001"], ended_ago=5,
+                    started_ago=waited)  # fmt: skip
+    _, doc = triage(cli, task)
+    assert [w["id"] for w in doc["triage"]["warnings"]] == (
+        ["health-wait-near-timeout"] if warns else []
+    )
+    assert doc["triage"]["next"] == []
+    assert doc["triage"]["verdict"].startswith("watch it") is warns
+
+
+def test_a_load_projected_past_the_wait_says_stop_and_names_the_change(tmp_path, cli):
+    """10000 s in (before three quarters), 320 of 500 shards loaded: the load projects to
+    about 15625 s, past the 14400 s wait; 1.5x that, rounded up to 10 minutes, is 24000."""
+    logs = {"slurm-4100001.log": WAITING, "server-0-4100001-0.log": SHARDS}
+    task = task_dir(tmp_path, logs, jobs=["4100001"], ended_ago=5, started_ago=10_000)
+    _, doc = triage(cli, task)
+    t = doc["triage"]
+    assert [w["id"] for w in t["warnings"]] == ["health-wait-near-timeout"]
+    assert t["verdict"].startswith("stop it now")
+    assert t["next"][0].startswith("nel kill ")
+    changes = [line for line in t["next"] if line.startswith("change in ")]
+    assert [c.split(": ", 1)[1] for c in changes] == ["execution.endpoint_readiness_timeout: 24000"]
+    assert t["next"][-1].startswith("nel run --config ") or t["next"][-1].startswith(
+        "scripts/nel-gym.sh run --config "
+    )
+
+
+def test_a_raised_wait_past_the_walltime_prices_the_gpus_of_every_node():
+    """health-check-timeout's joint walltime change: 2 nodes of 4 GPUs for 4 hours."""
+    from evalkit.checks.failures.model import Hit
+
+    rule = RULES_BY_ID["health-check-timeout"]
+    hit = Hit(rule.id, "slurm-4100001.log", 3, "Health check timeout after 7200s",
+              {"seconds": "7200"})  # fmt: skip
+    facts = TaskFacts(walltime_seconds=14_400, nodes=2, gpus_per_node=4)
+    wait, walltime = rule.fix(hit, facts)
+    assert (wait.key, wait.value) == ("execution.endpoint_readiness_timeout", "14400")
+    assert (walltime.key, walltime.value, walltime.joint) == (
+        "execution.walltime",
+        "05:00:00",
+        True,
+    )
+    assert "up to 40 GPU-hours a job on 8 GPUs" in walltime.why

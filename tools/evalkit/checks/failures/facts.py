@@ -106,7 +106,6 @@ def task_facts(task: TaskRun, logs: LogFacts) -> TaskFacts:
         if command:
             facts.vllm_args = vllm_args(command)
     facts.served_model_name = logs.served or facts.vllm_args.get("--served-model-name") or None
-    facts.requested_models = list(logs.requested)
     facts.shards = logs.shards
     facts.waiting_jobs, facts.ready_jobs = set(logs.waiting_jobs), set(logs.ready_jobs)
     facts.loaded_files = set(logs.loaded_files)

@@ -75,7 +75,6 @@ class TaskFacts:
     job_index: str | None = None  # <task>.<n>: job <invocation>.<n>
     gym: bool = False
     served_model_name: str | None = None  # vLLM --served-model-name
-    requested_models: list[str] = field(default_factory=list)  # the model names 404'd
     vllm_args: dict[str, str] = field(default_factory=dict)  # --flag -> value
     walltime_seconds: int | None = None
     max_walltime: str | None = None

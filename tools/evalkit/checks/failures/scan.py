@@ -1,6 +1,6 @@
 """One streamed pass over a task's logs: every failure rule's hits, with the Slurm job
 each log belongs to, plus the few facts the fixes compute from (the served model name
-vLLM logged, the model names a 404 answered, the last checkpoint-shard progress line).
+vLLM logged, the last checkpoint-shard progress line, the answered requests).
 
 Lines come through evalkit.inputs.iter_log_lines (per-line cap, undecodable bytes
 replaced); each rule is tried only on lines holding its literal needle, so a pass costs
@@ -31,8 +31,6 @@ _SHARDS = re.compile(r"Loading safetensors checkpoint shards:\s+\d+% Completed \
 # vLLM 0.26 vllm/entrypoints/serve/utils/api_utils.py:273 logs the non-default args as a
 # Python dict; the served name is a list of strings there.
 _SERVED = re.compile(r"non-default args: .*'served_model_name': \['([^']{1,200})'")
-# vLLM 0.26 vllm/entrypoints/serve/engine/serving.py:64.
-_NO_MODEL = re.compile(r"The model `([^`]{0,200})` does not exist")
 
 
 @dataclass
@@ -46,7 +44,6 @@ class RuleHits:
 class LogFacts:
     hits: dict[str, RuleHits] = field(default_factory=dict)
     served: str | None = None
-    requested: list[str] = field(default_factory=list)
     shards: tuple[int, int] | None = None
     files: list[str] = field(default_factory=list)
     ok_requests: int = 0  # client or server lines showing a 200 answer
@@ -131,10 +128,6 @@ def _feed(
             served = _SERVED.search(line)
             if served:
                 facts.served = served.group(1)
-        if "does not exist" in line:
-            missing = _NO_MODEL.search(line)
-            if missing and missing.group(1) not in facts.requested:
-                facts.requested.append(missing.group(1)[:200])
         if '" 200' in line or "HTTP/1.1 200" in line:
             facts.ok_requests += 1
 

@@ -17,7 +17,6 @@ from evalkit.checks.failures.facts import task_facts
 from evalkit.checks.failures.model import (
     ENDED,
     LIVE,
-    NONE,
     RELAUNCH,
     RESUME,
     Change,
@@ -247,8 +246,7 @@ def decide(t: TaskTriage) -> None:
             if n == 0 or change.joint:
                 t.next.append(f"change in {config_name(t.facts)}: {change.key}: {change.value}")
         t.next.append(relaunch_command(t.facts))
-    elif rule.next == NONE:
-        t.next = []
+    # NONE: nothing to run (t.next holds only what the chain above still needs)
 
 
 def triage_task(

@@ -1,0 +1,147 @@
+"""The failure rules' conditions and computed fixes, checked by value on both sides of each
+condition (issue 52: the mutation tier's survivors in checks/failures/). Task directories
+hold the real nel 0.2.6 run.sub (tests/helpers/failure_logs.py); a Hit built here carries
+the text the rule's own pattern matched."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from evalkit.checks.failures import BY_ID
+from evalkit.checks.failures.model import Hit, TaskFacts
+from evalkit.runs.layout import ROLLOUTS_FILE
+from helpers.failure_logs import dead_task, signature_logs, triage_of
+
+
+def _hit(rule_id: str, file: str, text: str) -> Hit:
+    rule = BY_ID[rule_id]
+    match = next(filter(None, (p.search(text) for p in (rule.pattern, *rule.wordings))), None)
+    assert match, (rule_id, text)
+    groups = {k: v for k, v in match.groupdict().items() if v is not None}
+    return Hit(rule_id, file, 1, text, groups, "4100001")
+
+
+@pytest.mark.parametrize("rollouts, cause", [("", "gym-prepare-failed"), ('{"r": 1}\n', None)])
+def test_a_prepare_error_ends_the_run_only_when_no_rollout_was_written(
+    tmp_path, cli, rollouts, cause
+):
+    """The same error after the prepare line: with rollouts on disk, prepare had finished
+    (the error is a later one, not a failed prepare)."""
+    task = dead_task(tmp_path, signature_logs("gym-prepare-failed"), jobs=["4100001"])
+    if rollouts:
+        written = task / "artifacts" / ROLLOUTS_FILE
+        written.write_text(rollouts)
+        then = (task / "run.sub").stat().st_mtime  # as old as the rest: the run is over
+        os.utime(written, (then, then))
+    _, doc = triage_of(cli, task)
+    assert doc["state"] == "failed"
+    named = doc["triage"]["cause"] and doc["triage"]["cause"]["id"]
+    assert (named == "gym-prepare-failed") is (cause is not None), doc["triage"]["cause"]
+
+
+@pytest.mark.parametrize(
+    "shards, value",
+    [
+        (None, "1200"),  # no progress line: twice the 600 s waited
+        ((0, 500), "1200"),  # nothing loaded yet: no rate to project from
+        ((100, 500), "4800"),  # 600 s for 100 of 500: 3000 s; 1.5x, rounded up to 10 minutes
+        ((500, 500), "1200"),  # all loaded: the load is not what was slow
+    ],
+)
+def test_the_raised_health_wait_projects_only_from_a_partial_load(shards, value):
+    hit = _hit("health-check-timeout", "slurm-4100001.log", "Health check timeout after 600s")
+    (change,) = BY_ID["health-check-timeout"].fix(hit, TaskFacts(shards=shards))
+    assert (change.key, change.value) == ("execution.endpoint_readiness_timeout", value)
+
+
+@pytest.mark.parametrize(
+    "served, key, value",
+    [
+        ("x", "target.api_endpoint.model_id (Gym: policy_model_name)", "x"),
+        ("zeta", "target.api_endpoint.model_id (Gym: policy_model_name)", "zeta"),
+        ("alpha", "target.api_endpoint.model_id (Gym: policy_model_name)", "alpha"),
+        # the server serves the very name asked for, or says nothing: name it served
+        ("nemotron", "deployment.served_model_name", "nemotron"),
+        (None, "deployment.served_model_name", "nemotron"),
+    ],
+)
+def test_a_404_model_name_is_fixed_on_the_side_that_differs(served, key, value):
+    text = "openai.NotFoundError: Error code: 404 - The model `nemotron` does not exist."
+    hit = _hit("model-name-404", "client-4100001.log", text)
+    (change,) = BY_ID["model-name-404"].fix(hit, TaskFacts(served_model_name=served))
+    assert (change.key, change.value) == (key, value)
+
+
+@pytest.mark.parametrize("args, tp", [({}, "2"), ({"--tensor-parallel-size": "4"}, "8")])
+def test_no_room_for_the_kv_cache_doubles_the_tensor_parallelism(args, tp):
+    """vLLM 0.26's "No available memory for the cache blocks": twice the TP the server ran
+    with; one GPU when the serve line does not set it."""
+    text = "ValueError: No available memory for the cache blocks. Try increasing"
+    hit = _hit("vllm-kv-cache-too-small", "server-0-4100001-0.log", text)
+    (change,) = BY_ID["vllm-kv-cache-too-small"].fix(hit, TaskFacts(vllm_args=args))
+    assert change.value == f"--tensor-parallel-size {tp}"
+    assert f"twice {args.get('--tensor-parallel-size', '1')}:" in change.why
+
+
+@pytest.mark.parametrize(
+    "walltime, shards, value, why",
+    [
+        (14_400, None, "08:00:00", "twice the 04:00:00 every job spent starting"),
+        (5_400, None, "03:00:00", "twice the 01:30:00 every job spent starting"),
+        # 5400 s for 100 of 500 shards: a 27000 s load; twice that, in whole hours
+        (5_400, (100, 500), "15:00:00", "the shard progress projects a 27000s load"),
+    ],
+)
+def test_a_time_limit_while_starting_doubles_the_walltime(walltime, shards, value, why):
+    hit = _hit(
+        "time-limit-while-starting",
+        "slurm-4100001.log",
+        "slurmstepd: error: *** JOB 4100001 ON node-017 CANCELLED AT 2026-12-03T14:15:01 DUE "
+        "TO TIME LIMIT ***",
+    )
+    facts = TaskFacts(walltime_seconds=walltime, shards=shards, nodes=4, gpus_per_node=4)
+    (change,) = BY_ID["time-limit-while-starting"].fix(hit, facts)
+    assert (change.key, change.value) == ("execution.walltime", value)
+    assert why in change.why
+    hours = int(value.split(":")[0])
+    assert f"up to {16 * hours} GPU-hours (16 GPUs)" in change.why
+
+
+def test_a_run_sub_too_large_to_read_leaves_the_cause_named(tmp_path, cli):
+    """run.sub is read for its facts (walltime, nodes, the launch config); one past the
+    reader's bound is skipped, and the logs still name the cause."""
+    from evalkit.checks.failures.facts import _RUN_SUB_BYTES
+
+    task = dead_task(tmp_path, signature_logs("slurm-host-oom"), jobs=["4100001"])
+    run_sub = task / "run.sub"
+    then = run_sub.stat().st_mtime
+    with run_sub.open("a") as out:  # comment lines: still a shell script, past the bound
+        out.write("#\n" * (_RUN_SUB_BYTES // 2 + 1))
+    os.utime(run_sub, (then, then))
+    code, doc = triage_of(cli, task)
+    assert doc["triage"]["cause"]["id"] == "slurm-host-oom"
+    # the launch config is not known without run.sub: the next command says CONFIG
+    assert doc["triage"]["next"][-1] == "scripts/nel-gym.sh run --config CONFIG"
+
+
+def test_only_the_first_change_and_those_made_with_it_are_next_steps(tmp_path, cli):
+    """GPU memory taken: whole nodes, or else a lower --gpu-memory-utilization (not joint):
+    the next steps carry the first; the cause lists both."""
+    logs = {
+        "server-0-4100001-0.log": "(EngineCore pid=263) ValueError: Free memory on device "
+        "cuda:0 (31.2/79.11 GiB) on startup is less than desired GPU memory utilization "
+        "(0.9, 71.2 GiB).\n"
+    }
+    task = dead_task(tmp_path, logs, jobs=["4100001"])
+    _, doc = triage_of(cli, task)
+    t = doc["triage"]
+    assert [f["key"] for f in t["cause"]["fix"]] == [
+        "execution.sbatch_extra_flags.exclusive",
+        "deployment.command",
+    ]
+    changes = [line for line in t["next"] if line.startswith("change in ")]
+    assert changes == [
+        "change in configs/mrcr_1m.yaml: execution.sbatch_extra_flags.exclusive: true"
+    ]
