@@ -56,6 +56,7 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "failures": (
         ["checks/failures"],
         [
+            "tests/test_failures_values.py",
             "tests/test_failures.py",
             "tests/test_failures_corpus.py",
             "tests/test_failures_fatal.py",
@@ -85,6 +86,8 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     "fixes": (
         ["preflight/fixes"],
         [
+            "tests/preflight/test_fixer_contract.py",
+            "tests/preflight/test_fix_choices.py",
             "tests/preflight/test_unsafe_fixes.py",
             "tests/preflight/test_fix.py",
             "tests/preflight/test_fix_meaning.py",

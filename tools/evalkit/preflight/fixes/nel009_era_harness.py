@@ -48,7 +48,7 @@ def _ambiguous(doc, path, name, choices, kind, source):
         others = ", ".join(c for c in choices if c != era["qualified"])
         return (
             f"{name} -> {era['qualified']}: the harness the launcher releases "
-            f"{span(era['versions'])} (sampled) resolved the bare name to "
+            f"{span(era['versions'])} (sampled) resolved the bare name to it "
             f"(their task registries); 0.2.6 also has {others}"
         )
     fits = [c for c in choices if kind and kind in types.get(c, [])]

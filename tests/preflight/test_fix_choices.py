@@ -1,0 +1,136 @@
+"""The unsafe fixes' choices and notes, in the fast tier (issue 52): each fixer's own
+output, checked by value. The launcher's proof that the fixed file is accepted lives in
+test_history_fixes.py and test_unsafe_fixes.py (marked `launcher`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalkit.preflight.fixes.engine import _changed_lines, _overlaps, fix_text
+from evalkit.preflight.runner import Options
+
+from .conftest import FIXTURE_ENV, FIXTURES
+from .test_history_fixes import _fix, _local
+from .test_unsafe_fixes import GPQA
+from .test_unsafe_fixes import _fix as _fix_file
+
+
+def _note(outcome, rule: str) -> tuple[str, str]:
+    (step,) = [f for f in outcome.fixed if f.rule == rule]
+    return step.after, step.note
+
+
+def test_an_ambiguous_name_takes_the_era_choice_and_lists_only_the_others():
+    after, note = _note(_fix_file(GPQA.read_text(), GPQA, unsafe=True), "NEL009")
+    assert after.strip() == "- name: simple_evals.gpqa_diamond"
+    head, others = note.split("; 0.2.6 also has ")
+    assert head.startswith("gpqa_diamond -> simple_evals.gpqa_diamond: ")
+    assert "0.1.0 to 0.1.70 (sampled)" in head
+    assert others == "codec.gpqa_diamond"
+
+
+@pytest.mark.parametrize(
+    "name, after, note",
+    [
+        # a task 0.2.6 dropped, with one successor of the endpoint's type: renamed to it
+        (
+            "mbpp",
+            "name: bigcode-evaluation-harness.mbpp-chat",
+            "mbpp -> bigcode-evaluation-harness.mbpp-chat: 0.2.6 has no task 'mbpp' (releases "
+            "0.1.0 to 0.1.70 listed it under bigcode-evaluation-harness)",
+        ),
+        # two candidates, one serving chat (the URL's type): that one
+        (
+            "mmlu_pro",
+            "name: simple_evals.mmlu_pro",
+            "of 0.2.6's candidates ['lm-evaluation-harness.mmlu_pro', "
+            "'simple_evals.mmlu_pro'] only simple_evals.mmlu_pro serves chat",
+        ),
+        # a dropped task with no successor: the container that last carried it
+        (
+            "aa_scicode",
+            "container: nvcr.io/nvidia/eval-factory/scicode:25.10",
+            "0.2.6 has no task 'aa_scicode' (releases 0.1.0 to 0.1.40 listed it under "
+            "scicode, the last of them in this image)",
+        ),
+    ],
+)
+def test_a_task_name_resolves_through_older_registries(tmp_path, name, after, note):
+    text = _local(tmp_path / "out", f"    - name: {name}\n", "    api_key_name: HF_TOKEN\n")
+    got_after, got_note = _note(_fix(text, tmp_path / "c.yaml"), "NEL009")
+    assert got_after.strip().removeprefix("- ") == after
+    assert note in got_note
+
+
+# --------------------------------------------------------- the engine's own bookkeeping
+
+
+@pytest.mark.parametrize(
+    "old, new, removed, added",
+    [
+        ("a\nb\nc", "a\nb\nC", "c", "C"),  # the last line
+        ("a\nb\nc", "A\nb\nc", "a", "A"),  # the first line
+        ("x\ny\nw", "x\nz\nv", "y\nw", "z\nv"),  # two at the end, the first kept
+        ("x", "x\ny", "", "y"),  # a line appended
+        ("x", "y\nx\ny\nx", "", "y\nx\ny"),  # lines like the kept one, added before it
+        ("a\nb\nc", "a\nb\nc", "", ""),  # nothing
+    ],
+)
+def test_a_fix_reports_the_lines_it_changed(old, new, removed, added):
+    """What `preflight --fix` shows as a fix's before and after lines."""
+    assert _changed_lines(old, new) == (removed, added)
+
+
+@pytest.mark.parametrize(
+    "path, owned, overlaps",
+    [
+        (("a", "b"), [("a", "b")], True),  # the same key
+        (("a", "b", "c"), [("a", "b")], True),  # inside a key another fix owns
+        (("a",), [("a", "b")], True),  # around it
+        (("a", "c"), [("a", "b")], False),  # a sibling
+        (("b",), [("a", "b")], False),
+        (("a", "b"), [], False),
+    ],
+)
+def test_two_fixes_overlap_when_one_key_holds_the_other(path, owned, overlaps):
+    assert _overlaps([path], owned) is overlaps
+
+
+# --------------------------------------------------- a flag added to a literal `|` command
+# NEL301 passes --gpu-memory-utilization to the one `vllm serve` of deployment.command.
+# In a literal block each line is a shell line: the flag can follow the serve line only
+# when that line is continued with `\`, or is the block's last line (then the fix adds
+# the `\` itself).
+FOLDED = FIXTURES / "NEL301" / "fail" / "gpu_util_unused.yaml"
+
+
+def _with_command(block: str) -> str:
+    text = FOLDED.read_text()
+    start = text.index("  command: >-\n")
+    end = text.index("\nevaluation:")
+    return text[:start] + block + text[end:]
+
+
+def test_a_literal_command_ending_in_its_serve_line_gets_the_flag():
+    text = _with_command(
+        "  command: |\n"
+        "    export VLLM_LOGGING_LEVEL=INFO\n"
+        "    vllm serve /checkpoint --served-model-name ${deployment.served_model_name} "
+        "--port ${deployment.port}\n"
+    )
+    outcome = fix_text(text, str(FOLDED), Options(env=FIXTURE_ENV))
+    assert "NEL301" in {f.rule for f in outcome.fixed}
+    added = "    --gpu-memory-utilization ${deployment.gpu_memory_utilization}\n"
+    assert "--port ${deployment.port} \\\n" + added in outcome.text
+
+
+def test_a_literal_command_with_a_shell_line_after_serve_is_left_alone():
+    text = _with_command(
+        "  command: |\n"
+        "    vllm serve /checkpoint --served-model-name ${deployment.served_model_name} "
+        "--port ${deployment.port} &\n"
+        "    wait\n"
+    )
+    outcome = fix_text(text, str(FOLDED), Options(env=FIXTURE_ENV))
+    assert "NEL301" not in {f.rule for f in outcome.fixed}
+    assert "--gpu-memory-utilization" not in outcome.text
