@@ -66,6 +66,7 @@ def test_each_case_is_named_right_or_not_recognised(tmp_path, run_cli, name, cas
     assert cause is not None, name
     if case["expect"] is None:
         assert cause["id"] == "not-recognised" and cause["recognised"] is False, cause
+        assert cause["component"] in ("server", "proxy", "client", "job"), cause
         assert case["fatal"] in cause["evidence"]["text"], cause["evidence"]
         assert cause["resubmit_can_succeed"] is None
         assert cause["evidence"]["line"] >= 1 and cause["evidence"]["file"].startswith("logs/")

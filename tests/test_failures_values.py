@@ -13,6 +13,7 @@ from evalkit.checks.failures import BY_ID
 from evalkit.checks.failures.model import Hit, TaskFacts
 from evalkit.runs.layout import ROLLOUTS_FILE
 from helpers.failure_logs import dead_task, signature_logs, triage_of
+from helpers.limits import limits_row
 
 
 def _hit(rule_id: str, file: str, text: str) -> Hit:
@@ -109,16 +110,22 @@ def test_a_time_limit_while_starting_doubles_the_walltime(walltime, shards, valu
     assert f"up to {16 * hours} GPU-hours (16 GPUs)" in change.why
 
 
+def _documented_mib(name: str) -> int:
+    """The bound docs/tool-reference.md states for the cause's read of NAME, in bytes."""
+    row = limits_row("A dead task's files read for its cause")
+    size, unit = row.split(f"`{name}` ", 1)[1].split(",")[0].split()
+    return int(size) * {"MiB": 1024 * 1024, "KiB": 1024}[unit]
+
+
 def test_a_run_sub_too_large_to_read_leaves_the_cause_named(tmp_path, cli):
     """run.sub is read for its facts (walltime, nodes, the launch config); one past the
     reader's bound is skipped, and the logs still name the cause."""
-    from evalkit.checks.failures.facts import _RUN_SUB_BYTES
-
+    limit = _documented_mib("run.sub")
     task = dead_task(tmp_path, signature_logs("slurm-host-oom"), jobs=["4100001"])
     run_sub = task / "run.sub"
     then = run_sub.stat().st_mtime
     with run_sub.open("a") as out:  # comment lines: still a shell script, past the bound
-        out.write("#\n" * (_RUN_SUB_BYTES // 2 + 1))
+        out.write("#\n" * (limit // 2 + 1))
     os.utime(run_sub, (then, then))
     code, doc = triage_of(cli, task)
     assert doc["triage"]["cause"]["id"] == "slurm-host-oom"
@@ -145,3 +152,38 @@ def test_only_the_first_change_and_those_made_with_it_are_next_steps(tmp_path, c
     assert changes == [
         "change in configs/mrcr_1m.yaml: execution.sbatch_extra_flags.exclusive: true"
     ]
+
+
+def test_a_failed_chain_is_not_awaiting_its_follow_up(tmp_path, cli):
+    """Out of walltime with no end line of its own, a task would wait for the follow-up
+    job; three starts that each ran out while loading are a failure instead (the
+    follow-up starts the same way), so nothing says to wait."""
+    from helpers.failure_logs import health_wait_output
+
+    jobs = ["4100001", "4100002", "4100003"]
+    started = health_wait_output(tmp_path, timeout=10).split("Health check timeout")[0]
+    logs = {
+        f"slurm-{j}.log": started + signature_logs("slurm-time-limit", j)[f"slurm-{j}.log"]
+        for j in jobs
+    }
+    task = dead_task(tmp_path, logs, jobs=jobs)
+    then = (task / "run.sub").stat().st_mtime
+    (task / ".job_start_time").write_text(f"{int(then) - 5 * 3600}\n")  # 5 h of a 4 h job
+    os.utime(task / ".job_start_time", (then, then))
+    _, doc = triage_of(cli, task)
+    assert doc["triage"]["cause"]["id"] == "time-limit-while-starting"
+    assert (doc["state"], doc["awaiting_resume"]) == ("failed", False)
+    _, out, _ = cli("status", task, "--stale-after", "600")
+    assert "waiting: for the follow-up job" not in out
+
+
+def test_the_job_list_is_read_up_to_its_documented_bound(tmp_path):
+    from evalkit.checks.failures.facts import _job_list
+
+    limit = _documented_mib(".slurm_job_id.list")
+    path = tmp_path / ".slurm_job_id.list"
+    body = b"4100001\n4100002\n"
+    path.write_bytes(body + b" " * (limit - len(body)))
+    assert _job_list(path) == ["4100001", "4100002"]
+    path.write_bytes(body + b" " * (limit - len(body) + 1))
+    assert _job_list(path) == []  # left out: the jobs then come from the log names
