@@ -95,6 +95,7 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
             "tests/preflight/test_history_fixes.py",
             "tests/preflight/test_literal_word_fix.py",
             "tests/preflight/test_next_fix.py",
+            "tests/preflight/test_docs.py",
         ],
     ),
 }

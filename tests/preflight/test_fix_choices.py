@@ -134,3 +134,97 @@ def test_a_literal_command_with_a_shell_line_after_serve_is_left_alone():
     outcome = fix_text(text, str(FOLDED), Options(env=FIXTURE_ENV))
     assert "NEL301" not in {f.rule for f in outcome.fixed}
     assert "--gpu-memory-utilization" not in outcome.text
+
+
+# ------------------------------------------- the unsafe fixes' edits, without the launcher
+# test_history_fixes.py proves each with the real nel 0.2.6 (refused before, accepted
+# after); here the edit and its note are checked by value in the fast tier.
+
+
+def test_the_unsafe_fixers_are_exactly_these():
+    """Each chooses behaviour the file does not state (references/rules.md, "Unsafe fix"):
+    registered as safe, it would run under a plain --fix."""
+    from evalkit.preflight.fixes import unsafe_fixers
+
+    assert sorted(unsafe_fixers()) == ["NEL005", "NEL007", "NEL009", "NEL010", "NEL101", "NEL104"]
+
+
+def test_a_group_directory_becomes_its_one_option(tmp_path):
+    from .test_history_fixes import SLURM_GROUP
+
+    after, note = _note(_fix(SLURM_GROUP, tmp_path / "c.yaml"), "NEL007")
+    assert after.strip() == "- execution: slurm/default"
+    assert note.startswith("defaults execution: slurm -> slurm/default: the one option ")
+    assert "NEL007" not in {f.rule for f in _fix(SLURM_GROUP, tmp_path / "c.yaml", False).fixed}
+
+
+def test_the_local_executor_workaround_and_sequential_mode(tmp_path):
+    from .test_history_fixes import VLLM_PARALLEL
+
+    outcome = _fix(_local(tmp_path / "out"), tmp_path / "c.yaml")
+    assert "  env_vars:\n    NEL026_LOCAL_ENV_WORKAROUND: lit:1" in outcome.text
+    assert "# workaround: nel 0.2.6's local executor needs an env var" in outcome.text
+    outcome = _fix(VLLM_PARALLEL.format(out=tmp_path / "o"), tmp_path / "c.yaml")
+    after, note = _note(outcome, "NEL010")
+    assert after.strip() == "mode: sequential"
+    assert note.startswith("execution.mode: parallel -> sequential: ")
+
+
+def test_placeholder_secrets_are_read_from_the_shell(tmp_path):
+    extra = "env_vars:\n  TOKENIZERS_PARALLELISM: 'false'\n  HF_TOKEN: hf_your_token\n"
+    outcome = _fix(_local(tmp_path / "out", extra=extra), tmp_path / "c.yaml")
+    assert "  HF_TOKEN: host:HF_TOKEN\n" in outcome.text
+    assert "  TOKENIZERS_PARALLELISM: lit:false\n" in outcome.text
+    (note,) = [f.note for f in outcome.fixed if f.rule == "NEL101" and f.note]
+    assert note.startswith("HF_TOKEN: a placeholder (value not shown) -> host:HF_TOKEN")
+    assert "hf_your_token" not in note
+
+
+def test_a_placeholder_in_a_tasks_env_vars_is_read_from_the_shell(tmp_path):
+    tasks = "    - name: simple_evals.mmlu\n      env_vars:\n        HF_TOKEN: <YOUR_TOKEN>\n"
+    outcome = _fix(_local(tmp_path / "out", tasks), tmp_path / "c.yaml")
+    assert "        HF_TOKEN: host:HF_TOKEN\n" in outcome.text
+    assert any(
+        f.rule == "NEL101" and f.note and "-> host:HF_TOKEN" in f.note for f in outcome.fixed
+    )
+
+
+def test_the_invocation_id_moves_onto_an_equal_evaluation_entry():
+    """evaluation.env_vars already says the same: the top-level copy just goes."""
+    text = (FIXTURES / "NEL102" / "fail" / "top_level_runtime.yaml").read_text()
+    text = text.replace(
+        "    DUMMY_API_KEY: lit:dummy\n",
+        "    DUMMY_API_KEY: lit:dummy\n    NEL_INVOCATION_ID: runtime:NEL_INVOCATION_ID\n",
+        1,
+    )
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert "NEL102" in {f.rule for f in outcome.fixed}
+    assert outcome.text.count("NEL_INVOCATION_ID: runtime:NEL_INVOCATION_ID") == 1
+    assert "\nenv_vars:" not in outcome.text
+
+
+def test_a_renamed_reasoning_parser_is_fixed_through_its_key():
+    """`--reasoning-parser ${deployment.reasoning_parser}`: the key's value changes, the
+    command keeps reading it."""
+    text = (FIXTURES / "NEL313" / "fail" / "nano_v3_reasoning_parser.yaml").read_text()
+    text = text.replace(
+        "    --reasoning-parser nano_v3\n",
+        "    --reasoning-parser ${deployment.reasoning_parser}\n",
+    ).replace(
+        "  served_model_name: model-fp8\n",
+        "  served_model_name: model-fp8\n  reasoning_parser: nano_v3\n",
+    )
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert "NEL313" in {f.rule for f in outcome.fixed}, outcome.remaining
+    assert "--reasoning-parser ${deployment.reasoning_parser}\n" in outcome.text
+    assert "  reasoning_parser: nemotron_v3\n" in outcome.text
+
+
+def test_a_comment_above_the_moved_execution_env_vars_stays():
+    text = (FIXTURES / "NEL005" / "fail" / "execution_env_vars.yaml").read_text()
+    text = text.replace(
+        "  env_vars:\n    HF_HOME", "  # the cluster's cache\n  env_vars:\n    HF_HOME", 1
+    )
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert "NEL005" in {f.rule for f in outcome.fixed}
+    assert "# the cluster's cache" in outcome.text
