@@ -228,3 +228,39 @@ def test_a_comment_above_the_moved_execution_env_vars_stays():
     outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
     assert "NEL005" in {f.rule for f in outcome.fixed}
     assert "# the cluster's cache" in outcome.text
+
+
+def test_execution_env_vars_already_at_the_top_level_just_go():
+    text = (FIXTURES / "NEL005" / "fail" / "execution_env_vars.yaml").read_text()
+    text = text.replace(
+        "\ndeployment:\n", "\nenv_vars:\n  HF_HOME: lit:/hf-cache\n\ndeployment:\n", 1
+    )
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert "NEL005" in {f.rule for f in outcome.fixed}
+    assert outcome.text.count("HF_HOME: lit:/hf-cache") == 1
+    assert "\nenv_vars:\n  HF_HOME: lit:/hf-cache\n" in outcome.text
+
+
+def test_a_comment_above_the_emptied_top_level_env_vars_stays():
+    text = (FIXTURES / "NEL102" / "fail" / "top_level_runtime.yaml").read_text()
+    text = text.replace("\nenv_vars:\n", "\n# ids for the export job\nenv_vars:\n", 1)
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert "NEL102" in {f.rule for f in outcome.fixed}
+    assert "# ids for the export job" in outcome.text and "\nenv_vars:" not in outcome.text
+
+
+@pytest.mark.parametrize(
+    "text, block",
+    [
+        ("x:\n  a: 1\n  b: 2\n", True),
+        ("x: {a: 1}\n", False),  # flow: one line, no line to add a key on
+        ("x: {}\n", False),
+        ("x: 3\n", False),
+        ("y: 1\n", False),  # absent
+    ],
+)
+def test_a_block_mapping_is_written_one_key_per_line(text, block):
+    from evalkit.config.textedit import Doc
+    from evalkit.preflight.fixes.blocks import block_mapping
+
+    assert block_mapping(Doc(text, "c.yaml"), ("x",)) is block

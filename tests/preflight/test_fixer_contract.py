@@ -38,9 +38,20 @@ NEL010_FLOW = _edited(
     "evaluation: {tasks: [{name: lm-evaluation-harness.ifeval}, {name: "
     "simple_evals.gpqa_diamond, env_vars: {HF_TOKEN: 'host:HF_TOKEN'}}]}\n",
 )  # a flow mapping: no line to add env_vars on
+NEL001_QUOTED = _edited(
+    _fixture("NEL001", "bash_default_syntax"),
+    "  pre_cmd: |\n    export CACHE=${CACHE_DIR:-cache}\n",
+    '  pre_cmd: "export CACHE=${CACHE_DIR:-cache}"\n',
+)  # in a double-quoted scalar a backslash starts a YAML escape: no safe escape to add
+NEL404_LITERAL = _edited(
+    _fixture("NEL404", "max_output_tokens"),
+    "                collect_rollout_params: >-\n",
+    "                collect_rollout_params: |-\n",
+)  # a literal block: each line is a shell line, the override cannot be edited in place
 CASES = [(code, _fixture(code, name), False) for code, name in sorted(REFUSED)]
 CASES += [("NEL009", _fixture("NEL009", "unknown_task"), True)]  # unsafe: still no candidate
 CASES += [("NEL102", NEL102_CLASH, False), ("NEL010", NEL010_FLOW, True)]
+CASES += [("NEL001", NEL001_QUOTED, False), ("NEL404", NEL404_LITERAL, False)]
 
 
 @pytest.mark.parametrize("code, text, unsafe", CASES)
@@ -55,3 +66,27 @@ def test_a_refusing_fixer_returns_false_and_leaves_the_doc_alone(code, text, uns
         before = doc.text
         assert item.fix.apply(doc, item.hit, item.ctx) is False, item.hit
         assert doc.text == before
+
+
+def test_a_fixer_that_raises_is_a_refusal_and_the_others_still_run(monkeypatch):
+    """An EvalkitError inside one fixer (an edit textedit cannot make) leaves the text as it
+    was for that hit; the round goes on with the next."""
+    import dataclasses
+
+    import evalkit.preflight.fixes as registry
+    from evalkit.errors import EvalkitError
+    from evalkit.preflight.fixes.engine import fix_text
+
+    def broken(doc, hit, ctx):
+        doc.replace_text(doc.text + "# half an edit\n")
+        raise EvalkitError("cannot edit here")
+
+    fixer = registry.all_fixers()["NEL102"]
+    monkeypatch.setitem(registry._FIXERS, "NEL102", dataclasses.replace(fixer, apply=broken))
+    text = _fixture("NEL102", "top_level_runtime").replace(
+        '  walltime: "04:00:00"', "  walltime: 10:00:00"
+    )
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert {f.rule for f in outcome.fixed} == {"NEL202"}
+    assert "# half an edit" not in outcome.text
+    assert any(f.rule == "NEL102" for f in outcome.remaining)
