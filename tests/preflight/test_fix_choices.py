@@ -5,6 +5,7 @@ test_history_fixes.py and test_unsafe_fixes.py (marked `launcher`)."""
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from evalkit.preflight.fixes.engine import _changed_lines, _overlaps, fix_text
 from evalkit.preflight.runner import Options
@@ -264,3 +265,38 @@ def test_a_block_mapping_is_written_one_key_per_line(text, block):
     from evalkit.preflight.fixes.blocks import block_mapping
 
     assert block_mapping(Doc(text, "c.yaml"), ("x",)) is block
+
+
+@pytest.mark.parametrize(
+    "written, quoted",
+    [
+        ("10:00:00", "10:00:00"),
+        ("1:30:00", "01:30:00"),
+        ("7200", "02:00:00"),  # seconds, as the launcher would pass them
+        ("0", "00:00:00"),  # Slurm reads a zero time limit as none; so does 00:00:00
+        ("0:30:00", None),  # YAML 1.1's base-60 form needs a non-zero first digit: a string
+    ],
+)
+def test_an_integer_walltime_is_quoted_as_the_same_duration(written, quoted):
+    text = (FIXTURES / "NEL202" / "fail" / "unquoted_ten_hours.yaml").read_text()
+    assert text.count("\n  walltime: 10:00:00\n") == 1
+    text = text.replace("\n  walltime: 10:00:00\n", f"\n  walltime: {written}\n")
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    if quoted is None:
+        assert outcome.text == text and not outcome.fixed
+    else:
+        assert f'\n  walltime: "{quoted}"\n' in outcome.text
+
+
+def test_a_multi_line_entry_moves_without_a_comment_read_from_inside_its_quotes():
+    text = (FIXTURES / "NEL005" / "fail" / "execution_env_vars.yaml").read_text()
+    text = text.replace(
+        "    HF_HOME: lit:/hf-cache\n",
+        '    HF_HOME: lit:/hf-cache\n    NOTE: "lit:a # not\n      a comment"\n',
+        1,
+    )
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert "NEL005" in {f.rule for f in outcome.fixed}
+    moved = yaml.safe_load(outcome.text)["env_vars"]
+    assert moved == {"HF_HOME": "lit:/hf-cache", "NOTE": "lit:a # not a comment"}
+    assert not [line for line in outcome.text.splitlines() if line.rstrip().endswith("# not")]
