@@ -188,6 +188,9 @@ def test_group_successors_come_from_the_bundled_options():
     assert successor("deployment", "vllm-ray") == "vllm_ray"
     assert successor("deployment", "vllm") is None  # already bundled
     assert successor("deployment", "tgi") is None  # nothing to choose from
+    # the same name in another case or with `-`: Hydra's lookup is exact, the fix is not
+    assert successor("deployment", "SGLang") == "sglang"
+    assert successor("deployment", "VLLM") == "vllm"
 
 
 def test_placeholder_shapes():

@@ -63,6 +63,4 @@ def fix(doc, hit, ctx):
     path = tuple(hit.path)
     if path[-1] == "max_new_tokens":
         return _uncap_param(doc, path)
-    if path[-1] == "collect_rollout_params":
-        return _uncap_rollouts(doc, path)
-    return False
+    return _uncap_rollouts(doc, path)  # the rule's other hit: collect_rollout_params
