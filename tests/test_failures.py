@@ -356,14 +356,16 @@ def test_the_health_wait_about_to_give_up_warns_with_the_projection(tmp_path, cl
     shards = (
         "Loading safetensors checkpoint shards:  10% Completed | 50/500 [50:00<7:30:00, 0.02it/s]\n"
     )
-    # run.sub waits 14400 s (the example's endpoint_readiness_timeout); 3000 s in, 50 of
-    # 500 shards: the load projects to 30000 s, past the wait.
+    # run.sub waits 14400 s (the example's endpoint_readiness_timeout); 2900 s in, 50 of
+    # 500 shards: the load projects to 29000 s, past the wait; 1.5x that, rounded up to
+    # 10 minutes, is 43800 for any second the test takes (at 3000 s, one second late
+    # crossed a 10-minute step: 45000 became 45600).
     logs = {"slurm-4100001.log": started, "server-0-4100001-0.log": shards}
-    task = live_task(tmp_path, logs, started_ago=3000)
+    task = live_task(tmp_path, logs, started_ago=2900)
     code, doc = triage_of(cli, task)
     (warning,) = doc["triage"]["warnings"]
     assert warning["id"] == "health-wait-near-timeout"
-    assert warning["fix"][0]["value"] == "45000"
+    assert warning["fix"][0]["value"] == "43800"
     assert code == 1
 
 

@@ -162,6 +162,7 @@ def test_markdown_renders_the_forgery_as_text(pair, run_cli, command):
         assert sum(key in span for span in spans) == 2
 
 
+@pytest.mark.filterwarnings("error")  # a plot that cannot lay out its labels warns on stderr
 def test_report_html_holds_no_tag_from_data(pair, run_cli, tmp_path):
     page_path = tmp_path / "report.html"
     code, _, err = run_cli("report", *pair, *FAST, "-o", page_path)

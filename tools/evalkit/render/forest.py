@@ -40,6 +40,15 @@ def row_label(row: dict[str, Any]) -> str:
     return f"{row['benchmark']} ({row['task']})"
 
 
+AXIS_LABEL_CHARS = 48  # a plot's tick labels; the table beside it carries the whole name
+
+
+def axis_label(text: str) -> str:
+    """TEXT cut to fit a plot's axis: a long name (a run's own, possibly hostile) would
+    leave matplotlib no room for the axes, and it then warns on stderr."""
+    return text if len(text) <= AXIS_LABEL_CHARS else text[: AXIS_LABEL_CHARS - 1] + "\u2026"
+
+
 # ---- the forest plot -----------------------------------------------------------------------
 
 
@@ -103,7 +112,7 @@ def forest_svg(rows: list[dict[str, Any]]) -> str:
                     ax.plot(-margin, y, marker="|", color=MARGIN_COLOUR, markersize=18, mew=2)
             ax.axvline(0.0, color="#444444", linewidth=1, linestyle="--")
             ax.set_xlim(*x_limits(rows))
-            ax.set_yticks(range(len(shown)), [row_label(r) for r in shown])
+            ax.set_yticks(range(len(shown)), [axis_label(row_label(r)) for r in shown])
             ax.set_ylim(-0.7, len(shown) - 0.3)
             ax.set_xlabel("candidate - baseline (points); red tick: -margin")
             ax.grid(axis="x", color="#dddddd", linewidth=0.6)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalkit.render.forest import axis_label
+
 # Stacking order and colours: the model's answers first, then failures by cause.
 CAUSES = (
     ("scored", "#1b7f3b"),
@@ -113,7 +115,7 @@ def outcomes_svg(bars: list[tuple[str, dict[str, Any]]]) -> str:
                     )
                     used.add(name)
                     left += share
-            ax.set_yticks(range(len(shown)), [label for label, _ in shown])
+            ax.set_yticks(range(len(shown)), [axis_label(label) for label, _ in shown])
             ax.set_xlim(0, 100)
             ax.set_xlabel("share of items (%)")
             ax.legend(
