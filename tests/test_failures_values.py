@@ -71,8 +71,11 @@ def test_the_raised_health_wait_projects_only_from_a_partial_load(shards, value)
 def test_a_404_model_name_is_fixed_on_the_side_that_differs(served, key, value):
     text = "openai.NotFoundError: Error code: 404 - The model `nemotron` does not exist."
     hit = _hit("model-name-404", "client-4100001.log", text)
-    (change,) = BY_ID["model-name-404"].fix(hit, TaskFacts(served_model_name=served))
+    facts = TaskFacts(served_model_name=served)
+    (change,) = BY_ID["model-name-404"].fix(hit, facts)
     assert (change.key, change.value) == (key, value)
+    cause = BY_ID["model-name-404"].cause(hit, facts)
+    assert (f"the server serves {served!r}" in cause) is (served is not None), cause
 
 
 @pytest.mark.parametrize("args, tp", [({}, "2"), ({"--tensor-parallel-size": "4"}, "8")])
@@ -95,19 +98,24 @@ def test_no_room_for_the_kv_cache_doubles_the_tensor_parallelism(args, tp):
         (5_400, (100, 500), "15:00:00", "the shard progress projects a 27000s load"),
     ],
 )
-def test_a_time_limit_while_starting_doubles_the_walltime(walltime, shards, value, why):
+@pytest.mark.parametrize("gpus_per_node", [4, None])  # None: run.sub names no count; 8
+def test_a_time_limit_while_starting_doubles_the_walltime(
+    walltime, shards, value, why, gpus_per_node
+):
     hit = _hit(
         "time-limit-while-starting",
         "slurm-4100001.log",
         "slurmstepd: error: *** JOB 4100001 ON node-017 CANCELLED AT 2026-12-03T14:15:01 DUE "
         "TO TIME LIMIT ***",
     )
-    facts = TaskFacts(walltime_seconds=walltime, shards=shards, nodes=4, gpus_per_node=4)
+    facts = TaskFacts(
+        walltime_seconds=walltime, shards=shards, nodes=4, gpus_per_node=gpus_per_node
+    )
     (change,) = BY_ID["time-limit-while-starting"].fix(hit, facts)
     assert (change.key, change.value) == ("execution.walltime", value)
     assert why in change.why
-    hours = int(value.split(":")[0])
-    assert f"up to {16 * hours} GPU-hours (16 GPUs)" in change.why
+    hours, gpus = int(value.split(":")[0]), 4 * (gpus_per_node or 8)
+    assert f"up to {gpus * hours} GPU-hours ({gpus} GPUs)" in change.why
 
 
 def _documented_mib(name: str) -> int:
@@ -187,3 +195,50 @@ def test_the_job_list_is_read_up_to_its_documented_bound(tmp_path):
     assert _job_list(path) == ["4100001", "4100002"]
     path.write_bytes(body + b" " * (limit - len(body) + 1))
     assert _job_list(path) == []  # left out: the jobs then come from the log names
+
+
+# The bootstrap's own stop messages (recipes/examples/gym/example_mrcr.yaml, each
+# `gym_fail "..."` prints "gym bootstrap: ..."), in file order, and the key each one's fix
+# names: the pin's commit or URL, or the task's container image.
+BOOTSTRAP_FIX_KEYS = [
+    "commit",  # must be a full 40-hex SHA
+    "container",  # $gym_dir does not exist
+    "container",  # not a git repository
+    "url",  # cannot fetch
+    "container",  # cannot check out
+    "container",  # HEAD is ..., not the pinned ...
+    "container",  # cannot import ray
+    "container",  # reported no ray version
+    "commit",  # neither requirements.txt nor pyproject.toml
+]
+
+
+def test_each_bootstrap_stop_names_its_fix():
+    import re
+
+    from helpers.failure_logs import REPO
+
+    source = (REPO / "recipes/examples/gym/example_mrcr.yaml").read_text(encoding="utf-8")
+    messages = re.findall(r'gym_fail "([^"]+)"', source)
+    assert len(messages) == len(BOOTSTRAP_FIX_KEYS), messages
+    rule = BY_ID["mrcr-bootstrap-stop"]
+    for message, key in zip(messages, BOOTSTRAP_FIX_KEYS, strict=True):
+        text = "gym bootstrap: " + re.sub(r"\$\{?\w+\}?", "x", message)
+        (change,) = rule.fix(_hit(rule.id, "client-4100001.log", text), TaskFacts())
+        assert change.key.rsplit(".", 1)[-1] == key, (message, change)
+
+
+@pytest.mark.parametrize(
+    "heads, tp, best",
+    [(28, 8, 4), (40, 16, 8), (16, 10, 8), (48, 32, 16), (7, 4, 1)],
+)
+def test_the_tensor_parallelism_offered_is_the_largest_power_of_two_dividing_the_heads(
+    heads, tp, best
+):
+    text = (
+        f"ValueError: Total number of attention heads ({heads}) must be divisible by tensor "
+        f"parallel size ({tp})."
+    )
+    hit = _hit("vllm-tp-heads", "server-0-4100001-0.log", text)
+    (change,) = BY_ID["vllm-tp-heads"].fix(hit, TaskFacts())
+    assert change.value == f"--tensor-parallel-size {best}"

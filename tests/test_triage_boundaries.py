@@ -265,3 +265,14 @@ def test_a_raised_wait_past_the_walltime_prices_the_gpus_of_every_node():
         True,
     )
     assert "up to 40 GPU-hours a job on 8 GPUs" in walltime.why
+
+
+def test_an_earlier_jobs_unfinished_wait_is_not_this_jobs(tmp_path, cli):
+    """The chain's first job waited and never got an answer; the current job is past its
+    wait and serving: no health-wait warning, however late the clock."""
+    logs = {"slurm-4100001.log": WAITING, "slurm-4100002.log": WAITING + READY}
+    task = task_dir(tmp_path, logs, jobs=["4100001", "4100002"], ended_ago=5,
+                    started_ago=13_000)  # fmt: skip
+    _, doc = triage(cli, task)
+    assert doc["state"] in ("running", "starting")
+    assert "health-wait-near-timeout" not in [w["id"] for w in doc["triage"]["warnings"]]

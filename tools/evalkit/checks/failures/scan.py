@@ -59,10 +59,6 @@ class LogFacts:
         reader = self.fatal.get(name)
         return reader.best() if reader else None
 
-    def first(self, rule_id: str) -> Hit | None:
-        found = self.hits.get(rule_id)
-        return found.hits[0] if found and found.hits else None
-
 
 def job_of(name: str) -> str | None:
     match = _JOB.match(name)
