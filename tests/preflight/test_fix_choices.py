@@ -190,16 +190,28 @@ def test_a_placeholder_in_a_tasks_env_vars_is_read_from_the_shell(tmp_path):
     )
 
 
+def _fixed(code: str, name: str, *edits: tuple[str, str]):
+    """Fix the golden fail fixture CODE/NAME with each (old, new) edit made once first;
+    the outcome, after checking CODE's fixer made a change."""
+    text = (FIXTURES / code / "fail" / f"{name}.yaml").read_text()
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert code in {f.rule for f in outcome.fixed}, outcome.remaining
+    return outcome
+
+
 def test_the_invocation_id_moves_onto_an_equal_evaluation_entry():
     """evaluation.env_vars already says the same: the top-level copy just goes."""
-    text = (FIXTURES / "NEL102" / "fail" / "top_level_runtime.yaml").read_text()
-    text = text.replace(
-        "    DUMMY_API_KEY: lit:dummy\n",
-        "    DUMMY_API_KEY: lit:dummy\n    NEL_INVOCATION_ID: runtime:NEL_INVOCATION_ID\n",
-        1,
+    outcome = _fixed(
+        "NEL102",
+        "top_level_runtime",
+        (
+            "    DUMMY_API_KEY: lit:dummy\n",
+            "    DUMMY_API_KEY: lit:dummy\n    NEL_INVOCATION_ID: runtime:NEL_INVOCATION_ID\n",
+        ),
     )
-    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
-    assert "NEL102" in {f.rule for f in outcome.fixed}
     assert outcome.text.count("NEL_INVOCATION_ID: runtime:NEL_INVOCATION_ID") == 1
     assert "\nenv_vars:" not in outcome.text
 
@@ -207,46 +219,45 @@ def test_the_invocation_id_moves_onto_an_equal_evaluation_entry():
 def test_a_renamed_reasoning_parser_is_fixed_through_its_key():
     """`--reasoning-parser ${deployment.reasoning_parser}`: the key's value changes, the
     command keeps reading it."""
-    text = (FIXTURES / "NEL313" / "fail" / "nano_v3_reasoning_parser.yaml").read_text()
-    text = text.replace(
-        "    --reasoning-parser nano_v3\n",
-        "    --reasoning-parser ${deployment.reasoning_parser}\n",
-    ).replace(
-        "  served_model_name: model-fp8\n",
-        "  served_model_name: model-fp8\n  reasoning_parser: nano_v3\n",
+    outcome = _fixed(
+        "NEL313",
+        "nano_v3_reasoning_parser",
+        (
+            "    --reasoning-parser nano_v3\n",
+            "    --reasoning-parser ${deployment.reasoning_parser}\n",
+        ),
+        (
+            "  served_model_name: model-fp8\n",
+            "  served_model_name: model-fp8\n  reasoning_parser: nano_v3\n",
+        ),
     )
-    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
-    assert "NEL313" in {f.rule for f in outcome.fixed}, outcome.remaining
     assert "--reasoning-parser ${deployment.reasoning_parser}\n" in outcome.text
     assert "  reasoning_parser: nemotron_v3\n" in outcome.text
 
 
 def test_a_comment_above_the_moved_execution_env_vars_stays():
-    text = (FIXTURES / "NEL005" / "fail" / "execution_env_vars.yaml").read_text()
-    text = text.replace(
-        "  env_vars:\n    HF_HOME", "  # the cluster's cache\n  env_vars:\n    HF_HOME", 1
+    outcome = _fixed(
+        "NEL005",
+        "execution_env_vars",
+        ("  env_vars:\n    HF_HOME", "  # the cluster's cache\n  env_vars:\n    HF_HOME"),
     )
-    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
-    assert "NEL005" in {f.rule for f in outcome.fixed}
     assert "# the cluster's cache" in outcome.text
 
 
 def test_execution_env_vars_already_at_the_top_level_just_go():
-    text = (FIXTURES / "NEL005" / "fail" / "execution_env_vars.yaml").read_text()
-    text = text.replace(
-        "\ndeployment:\n", "\nenv_vars:\n  HF_HOME: lit:/hf-cache\n\ndeployment:\n", 1
+    outcome = _fixed(
+        "NEL005",
+        "execution_env_vars",
+        ("\ndeployment:\n", "\nenv_vars:\n  HF_HOME: lit:/hf-cache\n\ndeployment:\n"),
     )
-    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
-    assert "NEL005" in {f.rule for f in outcome.fixed}
     assert outcome.text.count("HF_HOME: lit:/hf-cache") == 1
     assert "\nenv_vars:\n  HF_HOME: lit:/hf-cache\n" in outcome.text
 
 
 def test_a_comment_above_the_emptied_top_level_env_vars_stays():
-    text = (FIXTURES / "NEL102" / "fail" / "top_level_runtime.yaml").read_text()
-    text = text.replace("\nenv_vars:\n", "\n# ids for the export job\nenv_vars:\n", 1)
-    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
-    assert "NEL102" in {f.rule for f in outcome.fixed}
+    outcome = _fixed(
+        "NEL102", "top_level_runtime", ("\nenv_vars:\n", "\n# ids for the export job\nenv_vars:\n")
+    )
     assert "# ids for the export job" in outcome.text and "\nenv_vars:" not in outcome.text
 
 
@@ -289,14 +300,14 @@ def test_an_integer_walltime_is_quoted_as_the_same_duration(written, quoted):
 
 
 def test_a_multi_line_entry_moves_without_a_comment_read_from_inside_its_quotes():
-    text = (FIXTURES / "NEL005" / "fail" / "execution_env_vars.yaml").read_text()
-    text = text.replace(
-        "    HF_HOME: lit:/hf-cache\n",
-        '    HF_HOME: lit:/hf-cache\n    NOTE: "lit:a # not\n      a comment"\n',
-        1,
+    outcome = _fixed(
+        "NEL005",
+        "execution_env_vars",
+        (
+            "    HF_HOME: lit:/hf-cache\n",
+            '    HF_HOME: lit:/hf-cache\n    NOTE: "lit:a # not\n      a comment"\n',
+        ),
     )
-    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
-    assert "NEL005" in {f.rule for f in outcome.fixed}
     moved = yaml.safe_load(outcome.text)["env_vars"]
     assert moved == {"HF_HOME": "lit:/hf-cache", "NOTE": "lit:a # not a comment"}
     assert not [line for line in outcome.text.splitlines() if line.rstrip().endswith("# not")]
