@@ -76,6 +76,8 @@ def test_each_case_is_named_right_or_not_recognised(tmp_path, run_cli, name, cas
     assert cause["transient"] is (case["expect"] in TRANSIENT)
     if "resubmit" in case:
         assert cause["resubmit_can_succeed"] is case["resubmit"]
+    if "cause" in case:
+        assert case["cause"] in cause["cause"], cause["cause"]
     if "fix" in case:
         assert cause["fix"], cause
         assert case["fix"] in cause["fix"][0]["value"] + cause["fix"][0]["why"], cause["fix"]

@@ -76,8 +76,9 @@ def test_sacct_disagreeing_with_the_logs_says_so(tmp_path, cli):
         ("JobID|State|ExitCode\n4100001|FAILED|one\n", ":2:"),
         ("\x00\x01binary", ""),
         ("JobID State ExitCode\n------- -----\n4100001 FAILED 1:0\n", ":2:"),
+        ("JobName|State\nx|FAILED\ny|FAILED\n", ":1:"),  # no JobID field: the header's line
     ],
-    ids=["short-row", "bad-state", "bad-id", "bad-exit", "binary", "dashes-short"],
+    ids=["short-row", "bad-state", "bad-id", "bad-exit", "binary", "dashes-short", "no-jobid"],
 )
 def test_malformed_sacct_is_one_line_and_exit_2(tmp_path, run_cli, text, where):
     task = dead_task(tmp_path, signature_logs("slurm-time-limit"), jobs=["4100001"])
@@ -213,3 +214,31 @@ def test_sacct_without_its_header_is_read_in_the_documented_field_order(tmp_path
         (r.job, r.step, r.state, r.exit_code, r.elapsed) for r in with_header
     ]
     assert rows[0].state == "TIMEOUT" and rows[0].elapsed == "04:00:12"
+
+
+def test_sacct_minus_p_without_its_header_drops_the_trailing_bar(tmp_path):
+    """`sacct -p -n --format=JobID,State,ExitCode,Elapsed`: no header, and each row ends
+    with the | that -p adds."""
+    from evalkit.checks.failures.slurmtext import read_sacct
+
+    p = tmp_path / "sacct.txt"
+    p.write_text(SACCT_P.split("\n", 1)[1])
+    plain = read_sacct(p)
+    p.write_text("".join(f"{line}|\n" for line in SACCT_P.splitlines()[1:]))
+    assert [(r.job, r.state, r.elapsed) for r in read_sacct(p)] == [
+        (r.job, r.state, r.elapsed) for r in plain
+    ]
+
+
+def test_sacct_rows_of_other_jobs_only_say_so_with_the_tasks_last_five_jobs(tmp_path, cli):
+    jobs = [f"410000{n}" for n in range(1, 7)]
+    logs = {}
+    for job in jobs:
+        logs.update(signature_logs("slurm-preempted", job))
+    task = dead_task(tmp_path, logs, jobs=jobs)
+    (tmp_path / "sacct.txt").write_text(SACCT_P.replace("4100001", "4200001"))
+    _, doc = triage_of(cli, task, "--sacct", tmp_path / "sacct.txt")
+    assert doc["triage"]["slurm"] == [
+        "none of the jobs given is this task's (its jobs: 4100002, 4100003, 4100004, "
+        "4100005, 4100006)"
+    ]

@@ -242,3 +242,49 @@ def test_the_tensor_parallelism_offered_is_the_largest_power_of_two_dividing_the
     hit = _hit("vllm-tp-heads", "server-0-4100001-0.log", text)
     (change,) = BY_ID["vllm-tp-heads"].fix(hit, TaskFacts())
     assert change.value == f"--tensor-parallel-size {best}"
+
+
+@pytest.mark.parametrize(
+    "args, util, kv",
+    [
+        ({"--gpu-memory-utilization": "0.95", "--kv-cache-dtype": "fp8"}, 0.95, "fp8"),
+        ({}, 0.9, "auto"),  # vLLM's defaults
+        ({"--gpu-memory-utilization": "${x}"}, 0.9, "auto"),  # not a number: the default
+    ],
+)
+def test_the_sized_tp_asks_the_sizing_model_with_the_servers_own_flags(args, util, kv):
+    """`status --checkpoint DIR --gpu-mem-gib G`: the smallest power-of-two TP, over the
+    run's GPUs, at which the sizing model holds one request; asked with the memory share
+    and KV dtype vLLM ran with."""
+    from evalkit.checks.failures.rules._common import sized_tp
+
+    asked = []
+
+    def sizing(tp, max_len, per_node, kv_dtype, gpu_util):
+        asked.append((tp, max_len, per_node, kv_dtype, gpu_util))
+        return 3.5 if tp >= 4 else None
+
+    facts = TaskFacts(vllm_args=args, nodes=2, gpus_per_node=4, sizing=sizing)
+    change = sized_tp(facts, 1_100_000)
+    assert change.value == "--tensor-parallel-size 4"
+    assert asked == [(tp, 1_100_000, 4, kv, util) for tp in (1, 2, 4)]
+    assert "at TP 4 each GPU keeps 3.5 GiB for the KV cache" in change.why
+
+
+def test_the_raised_wait_says_what_the_shards_showed():
+    hit = _hit("health-check-timeout", "slurm-4100001.log", "Health check timeout after 600s")
+    (change,) = BY_ID["health-check-timeout"].fix(hit, TaskFacts(shards=(100, 500)))
+    assert change.why.startswith("shards 100/500 loaded in 600s: the whole checkpoint takes")
+
+
+@pytest.mark.parametrize("free, share", [("39.9", "0.37"), ("40.0", "0.38"), ("12.0", None)])
+def test_the_lower_memory_share_is_what_was_free_less_two_points(free, share):
+    """free/total cut to whole percent, less 0.02; none offered at 10 % or below."""
+    text = (
+        f"ValueError: Free memory on device cuda:0 ({free}/100.0 GiB) on startup is less than "
+        "desired GPU memory utilization (0.9, 90.0 GiB)."
+    )
+    hit = _hit("vllm-gpu-memory-taken", "server-0-4100001-0.log", text)
+    changes = BY_ID["vllm-gpu-memory-taken"].fix(hit, TaskFacts())
+    offered = [c.value for c in changes if "--gpu-memory-utilization" in c.value]
+    assert offered == ([f"--gpu-memory-utilization {share}"] if share else [])

@@ -53,13 +53,17 @@ def render() -> str:
         "`resubmit_can_succeed: null`. tests/data/failures_corpus/ holds the real failures "
         "these rules are measured on.",
         "",
-        "| Signature | Cause | Same config can succeed | Next |",
-        "|---|---|---|---|",
+        "Rank orders the signatures when several match one job: the lowest names the cause, "
+        "the others are listed as also seen (the root cause before what it set off).",
+        "",
+        "| Signature | Cause | Same config can succeed | Next | Rank |",
+        "|---|---|---|---|---|",
     ]
     for rule in RULES:
         summary = rule.summary.replace("|", "\\|")
         again = "yes" if rule.resubmit else "no"
-        out.append(f"| [`{rule.id}`](#{rule.id}) | {summary} | {again} | {_NEXT[rule.next]} |")
+        cells = [f"[`{rule.id}`](#{rule.id})", summary, again, _NEXT[rule.next], str(rule.rank)]
+        out.append(f"| {' | '.join(cells)} |")
     for rule in RULES:
         needles = " or ".join(f"`{n}`" for n in rule.needles)
         live = " Also shows early, as a warning, on a running task." if rule.live else ""
