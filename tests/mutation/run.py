@@ -121,16 +121,22 @@ def _copy(state: Path) -> Path:
     return root
 
 
-def _same_modules(root: Path, paths: list[str]) -> bool:
-    """Whether the copy's modules are the clone's (a session's mutants name positions in
-    them, so a changed module needs a fresh run)."""
-    for path in paths:
-        for mine in (
-            sorted((REPO / path).rglob("*.py")) if (REPO / path).is_dir() else [REPO / path]
-        ):
-            theirs = root / mine.relative_to(REPO)
-            if not theirs.is_file() or theirs.read_bytes() != mine.read_bytes():
-                return False
+def _mutated_modules(session: Path) -> list[str]:
+    """The modules the session's mutants are in (paths relative to the clone)."""
+    with sqlite3.connect(session) as con:
+        rows = con.execute("SELECT DISTINCT module_path FROM mutation_specs").fetchall()
+    con.close()
+    return sorted(row[0] for row in rows)
+
+
+def _same_modules(root: Path, session: Path) -> bool:
+    """Whether the modules the session's mutants are in are still the clone's: a mutant
+    names a position in its module, so a changed one needs a fresh run. Other files may
+    have changed; the copy takes them from the clone before the re-run."""
+    for module in _mutated_modules(session):
+        theirs, mine = root / module, REPO / module
+        if not mine.is_file() or not theirs.is_file() or mine.read_bytes() != theirs.read_bytes():
+            return False
     return True
 
 
@@ -271,11 +277,11 @@ def run_target(target: str, out: Path, survivors_only: bool, sample: int | None)
     }
     start = time.monotonic()
     if survivors_only:
-        if not session.is_file() or not _same_modules(root, paths):
-            sys.exit(f"{target}: no session of these modules to re-examine; run it afresh")
-        shutil.rmtree(root / "tests")  # the clone's tests now, the same mutants
-        shutil.copytree(REPO / "tests", root / "tests", ignore=shutil.ignore_patterns(
-            "__pycache__", "reports"))  # fmt: skip
+        if not session.is_file() or not _same_modules(root, session):
+            sys.exit(f"{target}: a module its mutants are in changed; run it afresh")
+        # the clone as it is now (its tests, and any module no mutant is in): the same mutants
+        shutil.rmtree(root)
+        _copy(state)
         with sqlite3.connect(session) as con:
             con.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
         con.close()
