@@ -122,9 +122,13 @@ def _copy(state: Path) -> Path:
 
 
 def _mutated_modules(session: Path) -> list[str]:
-    """The modules the session's mutants are in (paths relative to the clone)."""
+    """The modules the session's run mutants are in (paths relative to the clone; the
+    ones an operator filter skipped do not count)."""
     with sqlite3.connect(session) as con:
-        rows = con.execute("SELECT DISTINCT module_path FROM mutation_specs").fetchall()
+        rows = con.execute(
+            "SELECT DISTINCT module_path FROM mutation_specs WHERE job_id IN (SELECT job_id"
+            " FROM work_results WHERE test_outcome IN ('KILLED', 'SURVIVED'))"
+        ).fetchall()
     con.close()
     return sorted(row[0] for row in rows)
 
