@@ -107,6 +107,10 @@ def test_slurm_tables_parse_the_cut_values():
             ("4100001", "bat", "OUT_OF_MEMORY", "0:125"),
             ("4100001", "ext", "COMPLETED", "0:0"),
         ]
+        # a narrower State column (`--format=State%8`): COMPLET+ could be COMPLETED or
+        # COMPLETING, so it is left as cut rather than guessed
+        p.write_text(SACCT_TABLE.replace("OUT_OF_ME+", "  COMPLET+"))
+        assert {r.base_state for r in read_sacct(p)} == {"COMPLET", "COMPLETED"}
         p.write_text(SQUEUE)
         (row,) = read_squeue(p)
         assert (row.job, row.state, row.reason) == ("4100002", "PENDING", "Dependency")

@@ -288,3 +288,35 @@ def test_the_lower_memory_share_is_what_was_free_less_two_points(free, share):
     changes = BY_ID["vllm-gpu-memory-taken"].fix(hit, TaskFacts())
     offered = [c.value for c in changes if "--gpu-memory-utilization" in c.value]
     assert offered == ([f"--gpu-memory-utilization {share}"] if share else [])
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("120:00:00", 432_000),  # run.sub's max_walltime: hours past 24
+        ("1-02:00:00", 93_600),  # sacct's D-HH:MM:SS
+        ("45:00", 2_700),  # MM:SS
+        ("x-01:00:00", None),
+        ("01:xx:00", None),
+        ("", None),
+    ],
+)
+def test_a_duration_is_read_as_run_sub_and_sacct_print_it(text, value):
+    from evalkit.checks.failures.rules.chain_max_walltime import seconds
+
+    assert seconds(text) == value
+
+
+def test_the_fatal_line_quoted_is_the_latest_jobs(tmp_path, cli):
+    """Two jobs, each ended by an error no signature knows: the job that ended last
+    decides, so its line is the one quoted."""
+    logs = {
+        "client-4100001.log": "RuntimeError: the first job's own failure\n",
+        "client-4100002.log": "RuntimeError: the second job's own failure\n",
+    }
+    task = dead_task(tmp_path, logs, jobs=["4100001", "4100002"])
+    _, doc = triage_of(cli, task)
+    cause = doc["triage"]["cause"]
+    assert cause["id"] == "not-recognised"
+    assert cause["evidence"]["file"] == "logs/client-4100002.log"
+    assert "the second job's own failure" in cause["evidence"]["text"]

@@ -184,12 +184,21 @@ def _results(session: Path):
     return killed, survived, other, timeouts
 
 
-def _report(target, modules, tests, counts, seconds) -> str:
+def _revision() -> str:
+    """The clone's commit, and whether its files differ from it, when the copy is made."""
+
+    def git(*args: str) -> str:
+        run = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True)
+        return run.stdout.strip() if run.returncode == 0 else ""
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + (" with uncommitted changes" if git("status", "--porcelain") else "")
+
+
+def _report(target, modules, tests, counts, seconds, head) -> str:
     killed, survived, other, timeouts = counts
     total = killed + len(survived)
     score = 100.0 * killed / total if total else 100.0
-    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True, check=False).stdout.strip()  # fmt: skip
     lines = [
         f"# Mutation score: {target}",
         "",
@@ -197,8 +206,7 @@ def _report(target, modules, tests, counts, seconds) -> str:
         f"timeout; {len(survived)} survived; {other} filtered out or incompetent, not counted)",
         f"- modules: {', '.join(modules)}",
         f"- tests: {' '.join(tests)} (-m '{FAST}')",
-        f"- commit: {head or 'unknown'}; {seconds / 60:.1f} min; "
-        f"{time.strftime('%Y-%m-%d %H:%M %Z')}",
+        f"- copied from: {head}; {seconds / 60:.1f} min; {time.strftime('%Y-%m-%d %H:%M %Z')}",
         "",
         "## Survivors",
         "",
@@ -286,6 +294,8 @@ def run_target(target: str, out: Path, survivors_only: bool, sample: int | None)
         # the clone as it is now (its tests, and any module no mutant is in): the same mutants
         shutil.rmtree(root)
         _copy(state)
+        first = (state / "revision").read_text() if (state / "revision").is_file() else "unknown"
+        revision = f"{first}; its survivors re-run against {_revision()}"
         with sqlite3.connect(session) as con:
             con.execute("DELETE FROM work_results WHERE test_outcome = 'SURVIVED'")
         con.close()
@@ -293,6 +303,8 @@ def run_target(target: str, out: Path, survivors_only: bool, sample: int | None)
         shutil.rmtree(state, ignore_errors=True)
         state.mkdir(parents=True)
         _copy(state)
+        revision = _revision()
+        (state / "revision").write_text(revision)
     baseline = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
          "-m", FAST, *tests], cwd=root, env=env, capture_output=True, text=True,
@@ -320,7 +332,7 @@ def run_target(target: str, out: Path, survivors_only: bool, sample: int | None)
     counts = _results(session)
     out.mkdir(parents=True, exist_ok=True)
     report = out / f"{target}.md"
-    text = _report(target, paths, tests, counts, time.monotonic() - start)
+    text = _report(target, paths, tests, counts, time.monotonic() - start, revision)
     if sampled:
         text = text.replace("\n- modules:", f"\n- a sample: {sampled} mutants, chosen by a "
                             "fixed seed\n- modules:", 1)  # fmt: skip
