@@ -76,9 +76,9 @@ def test_sacct_disagreeing_with_the_logs_says_so(tmp_path, cli):
         ("JobID|State|ExitCode\n4100001|FAILED|one\n", ":2:"),
         ("\x00\x01binary", ""),
         ("JobID State ExitCode\n------- -----\n4100001 FAILED 1:0\n", ":2:"),
-        ("JobName|State\nx|FAILED\ny|FAILED\n", ":1:"),  # no JobID field: the header's line
+        ("JobID|ExitCode\n4100001|0:0\n4100002|1:0\n", ":1:"),  # no State: the header's line
     ],
-    ids=["short-row", "bad-state", "bad-id", "bad-exit", "binary", "dashes-short", "no-jobid"],
+    ids=["short-row", "bad-state", "bad-id", "bad-exit", "binary", "dashes-short", "no-state"],
 )
 def test_malformed_sacct_is_one_line_and_exit_2(tmp_path, run_cli, text, where):
     task = dead_task(tmp_path, signature_logs("slurm-time-limit"), jobs=["4100001"])
@@ -166,6 +166,7 @@ def test_sacct_names_the_cause_an_unrecognised_log_only_quotes(tmp_path, cli):
         ("DependencyNeverSatisfied", "it will never start; cancel it: scancel 4100002"),
         ("Priority", "4100002 is PENDING (Priority): queued, not failed"),
         ("Resources", "4100002 is PENDING (Resources): queued, not failed"),
+        ("BeginTime", "4100002 is PENDING (BeginTime): queued, not failed"),
     ],
 )
 def test_a_pending_follow_up_is_read_by_its_reason(tmp_path, cli, reason, says):

@@ -277,7 +277,9 @@ def test_the_raised_wait_says_what_the_shards_showed():
     assert change.why.startswith("shards 100/500 loaded in 600s: the whole checkpoint takes")
 
 
-@pytest.mark.parametrize("free, share", [("39.9", "0.37"), ("40.0", "0.38"), ("12.0", None)])
+@pytest.mark.parametrize(
+    "free, share", [("39.9", "0.37"), ("40.0", "0.38"), ("90.5", "0.88"), ("12.0", None)]
+)
 def test_the_lower_memory_share_is_what_was_free_less_two_points(free, share):
     """free/total cut to whole percent, less 0.02; none offered at 10 % or below."""
     text = (
@@ -320,3 +322,13 @@ def test_the_fatal_line_quoted_is_the_latest_jobs(tmp_path, cli):
     assert cause["id"] == "not-recognised"
     assert cause["evidence"]["file"] == "logs/client-4100002.log"
     assert "the second job's own failure" in cause["evidence"]["text"]
+
+
+def test_oom_while_loading_doubles_the_tensor_parallelism_from_one():
+    """No --tensor-parallel-size on the serve line: vLLM ran on one GPU, so two."""
+    from evalkit.checks.failures.rules._common import doubled_tp
+
+    assert doubled_tp(TaskFacts()).value == "--tensor-parallel-size 2"
+    assert doubled_tp(TaskFacts(vllm_args={"--tensor-parallel-size": "4"})).value == (
+        "--tensor-parallel-size 8"
+    )

@@ -240,6 +240,7 @@ def test_a_load_projected_past_the_wait_says_stop_and_names_the_change(tmp_path,
     _, doc = triage(cli, task)
     t = doc["triage"]
     assert [w["id"] for w in t["warnings"]] == ["health-wait-near-timeout"]
+    assert "of a 14400s wait, shards 320/500; the load projects to" in t["warnings"][0]["cause"]
     assert t["verdict"].startswith("stop it now")
     assert t["next"][0].startswith("nel kill ")
     changes = [line for line in t["next"] if line.startswith("change in ")]
@@ -276,3 +277,12 @@ def test_an_earlier_jobs_unfinished_wait_is_not_this_jobs(tmp_path, cli):
     _, doc = triage(cli, task)
     assert doc["state"] in ("running", "starting")
     assert "health-wait-near-timeout" not in [w["id"] for w in doc["triage"]["warnings"]]
+
+
+def test_no_job_start_time_is_no_health_wait_warning(tmp_path, cli):
+    """Without .job_start_time the time waited is unknown: nothing to warn from."""
+    task = task_dir(tmp_path, {"slurm-4100001.log": WAITING}, jobs=["4100001"], ended_ago=5,
+                    started_ago=13_000)  # fmt: skip
+    (task / ".job_start_time").unlink()
+    _, doc = triage(cli, task)
+    assert doc["triage"]["warnings"] == []
