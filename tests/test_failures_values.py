@@ -309,18 +309,19 @@ def test_a_duration_is_read_as_run_sub_and_sacct_print_it(text, value):
     assert seconds(text) == value
 
 
-def test_the_fatal_line_quoted_is_the_latest_jobs(tmp_path, cli):
+@pytest.mark.parametrize("first, second", [("4100001", "4100002"), ("999999", "1000000")])
+def test_the_fatal_line_quoted_is_the_latest_jobs(tmp_path, cli, first, second):
     """Two jobs, each ended by an error no signature knows: the job that ended last
-    decides, so its line is the one quoted."""
+    decides, so its line is the one quoted (job ids are numbers: 1000000 follows 999999)."""
     logs = {
-        "client-4100001.log": "RuntimeError: the first job's own failure\n",
-        "client-4100002.log": "RuntimeError: the second job's own failure\n",
+        f"client-{first}.log": "RuntimeError: the first job's own failure\n",
+        f"client-{second}.log": "RuntimeError: the second job's own failure\n",
     }
-    task = dead_task(tmp_path, logs, jobs=["4100001", "4100002"])
+    task = dead_task(tmp_path, logs, jobs=[first, second])
     _, doc = triage_of(cli, task)
     cause = doc["triage"]["cause"]
     assert cause["id"] == "not-recognised"
-    assert cause["evidence"]["file"] == "logs/client-4100002.log"
+    assert cause["evidence"]["file"] == f"logs/client-{second}.log"
     assert "the second job's own failure" in cause["evidence"]["text"]
 
 
@@ -332,3 +333,12 @@ def test_oom_while_loading_doubles_the_tensor_parallelism_from_one():
     assert doubled_tp(TaskFacts(vllm_args={"--tensor-parallel-size": "4"})).value == (
         "--tensor-parallel-size 8"
     )
+
+
+def test_a_failed_task_drops_only_the_stopped_warning(tmp_path, cli):
+    """Named as a failure, a task is no longer "stopped, resume it"; the other warnings
+    (here the log's error lines) stay."""
+    task = dead_task(tmp_path, signature_logs("vllm-cuda-oom"), jobs=["4100001"])
+    _, doc = triage_of(cli, task)
+    assert doc["state"] == "failed"
+    assert [w["id"] for w in doc["warnings"]] == ["log-errors"]

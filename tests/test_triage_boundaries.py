@@ -286,3 +286,18 @@ def test_no_job_start_time_is_no_health_wait_warning(tmp_path, cli):
     (task / ".job_start_time").unlink()
     _, doc = triage(cli, task)
     assert doc["triage"]["warnings"] == []
+
+
+def test_no_readiness_timeout_in_run_sub_is_no_health_wait_warning(tmp_path, cli):
+    """A run.sub whose health wait sets no TIMEOUT: how long the wait lasts is unknown, so
+    nothing is said to be near its end."""
+    task = task_dir(tmp_path, {"slurm-4100001.log": WAITING}, jobs=["4100001"], ended_ago=5,
+                    started_ago=13_000)  # fmt: skip
+    run_sub = task / "run.sub"
+    text = run_sub.read_text()
+    assert text.count("\nTIMEOUT=14400\n") == 2
+    then = run_sub.stat().st_mtime
+    run_sub.write_text(text.replace("\nTIMEOUT=14400\n", "\n"))
+    os.utime(run_sub, (then, then))
+    _, doc = triage(cli, task)
+    assert doc["triage"]["warnings"] == []
