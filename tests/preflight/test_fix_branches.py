@@ -1,0 +1,149 @@
+"""Branches of the fixers and of the fix engine that the other fix tests do not reach
+(issue 52, the `fixes` mutation target): each case starts from a golden fail fixture with
+one fact changed and checks evalkit's own output by value (the fixed text, the note, what
+remains, the error)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import pytest
+
+from evalkit.errors import InputError
+from evalkit.preflight.fixes.engine import _changed_lines, fix_text
+from evalkit.preflight.runner import Options
+
+from .conftest import FIXTURE_ENV, FIXTURES
+from .test_fix_choices import _fixed
+
+
+def _text(code: str, name: str, *edits: tuple[str, str]) -> str:
+    text = (FIXTURES / code / "fail" / f"{name}.yaml").read_text()
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    return text
+
+
+# ------------------------------------------------------------------ the engine
+
+
+def test_two_swapped_lines_are_both_shown_as_changed():
+    """Neither end is shared, though the first line of one is the last of the other."""
+    assert _changed_lines("a\nb", "b\na") == ("b", "b")
+
+
+def test_a_second_fixer_for_one_rule_is_refused():
+    from evalkit.preflight.fixes import all_fixers, fixer
+
+    registered = all_fixers()["NEL102"]
+    with pytest.raises(ValueError, match="^duplicate fixer for NEL102$"):
+        fixer("NEL102")(lambda doc, hit, ctx: False)
+    assert all_fixers()["NEL102"] == registered
+
+
+def test_a_fixer_that_claims_a_fix_it_did_not_make_is_not_reported(monkeypatch):
+    import evalkit.preflight.fixes as registry
+
+    def claims(doc, hit, ctx):
+        return True  # the text is left as it was
+
+    fixer = registry.all_fixers()["NEL102"]
+    monkeypatch.setitem(registry._FIXERS, "NEL102", dataclasses.replace(fixer, apply=claims))
+    outcome = fix_text(_text("NEL102", "top_level_runtime"), "c.yaml", Options(env=FIXTURE_ENV))
+    assert outcome.fixed == []
+    assert [f.rule for f in outcome.remaining] == ["NEL102"]
+
+
+def test_a_hit_waiting_behind_a_refused_fix_gets_its_round(monkeypatch):
+    """NEL102's fix (replaced here) claims execution.walltime, so NEL202's hit there waits;
+    the proof then refuses NEL102's fix (it changes a value it does not own). Nothing was
+    fixed in that round, but a hit was refused: the next round fixes the walltime."""
+    import evalkit.preflight.fixes as registry
+
+    def overreaches(doc, hit, ctx):
+        doc.replace_text(doc.text.replace("DUMMY_API_KEY: lit:dummy", "DUMMY_API_KEY: lit:x"))
+        doc.claim(("execution", "walltime"))
+        return True
+
+    fixer = registry.all_fixers()["NEL102"]
+    monkeypatch.setitem(registry._FIXERS, "NEL102", dataclasses.replace(fixer, apply=overreaches))
+    text = _text("NEL102", "top_level_runtime", ('  walltime: "04:00:00"', "  walltime: 10:00:00"))
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert [f.rule for f in outcome.fixed] == ["NEL202"]
+    assert '  walltime: "10:00:00"' in outcome.text
+    assert "DUMMY_API_KEY: lit:dummy" in outcome.text
+    assert [f.rule for f in outcome.remaining] == ["NEL102"]
+
+
+# ------------------------------------------------------------------ reading and writing
+
+
+def test_mixed_line_endings_name_the_first_lf_only_line(tmp_path):
+    from evalkit.preflight.fixes.files import read_config
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_bytes(b"a: 1\r\nb: 2\r\nc: 3\nd: 4\r\n")
+    with pytest.raises(InputError) as err:
+        read_config(str(cfg))
+    assert (err.value.line, err.value.message) == (
+        3,
+        "mixes CRLF and LF line endings: --fix would not keep them",
+    )
+
+
+def test_a_file_that_grew_after_it_was_read_is_not_written(tmp_path):
+    from evalkit.preflight.fixes.files import read_config, write_in_place
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("a: 1\n")
+    source = read_config(str(cfg))
+    cfg.write_text("a: 1\nb: 2\n")  # another editor appended a line
+    with pytest.raises(InputError, match="changed while it was being fixed: not written"):
+        write_in_place(str(cfg), source, "a: 2\n")
+    assert cfg.read_text() == "a: 1\nb: 2\n"
+
+
+def test_a_file_that_cannot_be_opened_for_writing_is_one_line(tmp_path):
+    from evalkit.preflight.fixes.files import read_config, write_in_place
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("a: 1\n")
+    source = read_config(str(cfg))
+    os.remove(cfg)  # gone between reading and writing
+    with pytest.raises(InputError) as err:
+        write_in_place(str(cfg), source, "a: 2\n")
+    assert err.value.message == "cannot write the fixed file (No such file or directory)"
+    assert not cfg.exists()
+
+
+# ------------------------------------------------------------------ the safe fixers
+
+
+def test_a_tasks_config_key_becomes_its_nemo_evaluator_config():
+    """0.2.3 read a task's `config` as its nemo_evaluator_config (nel004_task_overrides.py)."""
+    outcome = _fixed(
+        "NEL004",
+        "walltime_typo",
+        (
+            "      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n",
+            "      container: nvcr.io/nvidia/eval-factory/nemo-skills:26.03\n"
+            "      config:\n        params:\n          temperature: 0.5\n",
+        ),
+    )
+    (step,) = [f for f in outcome.fixed if f.rule == "NEL004"]
+    assert (step.path, step.before, step.after) == (
+        "evaluation.tasks[0].config",
+        "      config:",
+        "      nemo_evaluator_config:",
+    )
+    assert "        params:\n          temperature: 0.5\n" in outcome.text
+    assert "NEL004" not in {f.rule for f in outcome.remaining if "config" in f.message}
+
+
+def test_a_missing_export_tag_is_added_under_the_block_tags():
+    outcome = _fixed("NEL501", "stale_temperature", ("      top_p: '0.95'\n", ""))
+    tags = "    tags:\n      temperature: \"0.6\"\n      max_new_tokens: '65536'\n"
+    assert outcome.text.endswith(tags + '      top_p: "0.95"\n')
+    assert not [f for f in outcome.remaining if f.rule == "NEL501"]
