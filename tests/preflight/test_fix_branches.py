@@ -147,3 +147,48 @@ def test_a_missing_export_tag_is_added_under_the_block_tags():
     tags = "    tags:\n      temperature: \"0.6\"\n      max_new_tokens: '65536'\n"
     assert outcome.text.endswith(tags + '      top_p: "0.95"\n')
     assert not [f for f in outcome.remaining if f.rule == "NEL501"]
+
+
+def test_a_more_indented_folded_serve_line_gets_no_flag():
+    """In a folded `>` block a more-indented line keeps its newline: a flag on the next
+    line would be a new shell line (serve.py)."""
+    from .test_fix_choices import _with_command
+
+    text = _with_command(
+        "  command: >-\n"
+        "    echo serving\n"
+        "      vllm serve /checkpoint --served-model-name ${deployment.served_model_name}\n"
+        "      --port ${deployment.port}\n"
+    )
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert outcome.text == text and outcome.fixed == []
+    assert "NEL301" in {f.rule for f in outcome.remaining}
+
+
+def test_a_parser_key_that_reads_another_key_is_not_overwritten():
+    """`deployment.reasoning_parser: ${deployment.parser}`: the key does not say nano_v3
+    itself, so the fix through it is refused (nel313_parser_rename.py)."""
+    text = _text(
+        "NEL313",
+        "nano_v3_reasoning_parser",
+        ("    --reasoning-parser nano_v3\n", "    --reasoning-parser ${deployment.reasoning_parser}\n"),
+        (
+            "  served_model_name: model-fp8\n",
+            "  served_model_name: model-fp8\n  reasoning_parser: ${deployment.parser}\n"
+            "  parser: nano_v3\n",
+        ),
+    )
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert outcome.text == text and outcome.fixed == []
+    assert "NEL313" in {f.rule for f in outcome.remaining}
+
+
+def test_the_local_workaround_goes_into_an_empty_evaluation_env_vars(tmp_path):
+    from .test_history_fixes import _fix, _local
+
+    text = _local(tmp_path / "out").replace("evaluation:\n", "evaluation:\n  env_vars: {}\n", 1)
+    outcome = _fix(text, tmp_path / "c.yaml")
+    (step,) = [f for f in outcome.fixed if f.rule == "NEL010"]
+    assert step.note.startswith("added evaluation.env_vars.NEL026_LOCAL_ENV_WORKAROUND: lit:1")
+    assert "NEL026_LOCAL_ENV_WORKAROUND: lit:1" in outcome.text
+    assert "env_vars: {}" not in outcome.text
