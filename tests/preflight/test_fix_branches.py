@@ -171,7 +171,10 @@ def test_a_parser_key_that_reads_another_key_is_not_overwritten():
     text = _text(
         "NEL313",
         "nano_v3_reasoning_parser",
-        ("    --reasoning-parser nano_v3\n", "    --reasoning-parser ${deployment.reasoning_parser}\n"),
+        (
+            "    --reasoning-parser nano_v3\n",
+            "    --reasoning-parser ${deployment.reasoning_parser}\n",
+        ),
         (
             "  served_model_name: model-fp8\n",
             "  served_model_name: model-fp8\n  reasoning_parser: ${deployment.parser}\n"
