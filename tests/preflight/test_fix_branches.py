@@ -195,3 +195,42 @@ def test_the_local_workaround_goes_into_an_empty_evaluation_env_vars(tmp_path):
     assert step.note.startswith("added evaluation.env_vars.NEL026_LOCAL_ENV_WORKAROUND: lit:1")
     assert "NEL026_LOCAL_ENV_WORKAROUND: lit:1" in outcome.text
     assert "env_vars: {}" not in outcome.text
+
+
+def test_a_comment_above_execution_env_vars_is_not_copied_onto_a_moved_entry():
+    """The comment line above the block is outside it: it stays, once."""
+    outcome = _fixed(
+        "NEL005",
+        "execution_env_vars",
+        ("  env_vars:\n    HF_HOME", "  # the cluster's cache\n  env_vars:\n    HF_HOME"),
+    )
+    assert outcome.text.count("# the cluster's cache") == 1
+    assert outcome.text.endswith("\nenv_vars:\n  HF_HOME: lit:/hf-cache\n")
+
+
+def test_the_comment_of_an_empty_group_goes_with_the_last_moved_entry():
+    outcome = _fixed(
+        "NEL005",
+        "execution_env_vars",
+        (
+            "  env_vars:\n    HF_HOME: lit:/hf-cache\n",
+            "  env_vars:\n    deployment:\n      HF_HOME: lit:/hf-cache\n"
+            "    export:  # none yet\n      {}\n",
+        ),
+    )
+    (step,) = outcome.fixed
+    assert step.after == "    HF_HOME: lit:/hf-cache  # none yet"
+    assert "  env_vars:\n    HF_TOKEN: host:HF_TOKEN\n    HF_HOME: lit:/hf-cache  # none yet\n" in (
+        outcome.text
+    )
+
+
+def test_execution_env_vars_are_kept_when_the_top_level_gives_a_name_another_value():
+    text = _text(
+        "NEL005",
+        "execution_env_vars",
+        ("\ndeployment:\n", "\nenv_vars:\n  HF_HOME: lit:/other-cache\n\ndeployment:\n"),
+    )
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert outcome.text == text and outcome.fixed == []
+    assert [(f.rule, f.path) for f in outcome.remaining] == [("NEL005", "execution.env_vars")]
