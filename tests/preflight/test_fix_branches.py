@@ -234,3 +234,20 @@ def test_execution_env_vars_are_kept_when_the_top_level_gives_a_name_another_val
     outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
     assert outcome.text == text and outcome.fixed == []
     assert [(f.rule, f.path) for f in outcome.remaining] == [("NEL005", "execution.env_vars")]
+
+
+# ------------------------------------------------------------------ the unsafe fixers
+
+
+def test_the_era_choice_lists_the_other_candidates_whatever_their_order(tmp_path):
+    """The other candidate here sorts after the chosen one."""
+    from .test_fix_choices import _note
+    from .test_history_fixes import _fix, _local
+
+    text = _local(
+        tmp_path / "out", "    - name: humaneval_instruct\n", "    api_key_name: HF_TOKEN\n"
+    )
+    after, note = _note(_fix(text, tmp_path / "c.yaml"), "NEL009")
+    assert after.strip() == "- name: bigcode-evaluation-harness.humaneval_instruct"
+    assert note.startswith("humaneval_instruct -> bigcode-evaluation-harness.humaneval_instruct: ")
+    assert note.endswith("; 0.2.6 also has lm-evaluation-harness.humaneval_instruct")
