@@ -236,6 +236,15 @@ def test_execution_env_vars_are_kept_when_the_top_level_gives_a_name_another_val
     assert [(f.rule, f.path) for f in outcome.remaining] == [("NEL005", "execution.env_vars")]
 
 
+def test_a_reference_that_names_no_shell_variable_is_not_escaped():
+    """`${None}` is a key OmegaConf cannot find, not an upper-case shell variable: which
+    one was meant is not certain (nel001_escape_shell_var.py)."""
+    text = _text("NEL001", "bash_default_syntax", ("${CACHE_DIR:-cache}", "${None}"))
+    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    assert outcome.text == text and outcome.fixed == []
+    assert ("NEL001", "evaluation.pre_cmd") in {(f.rule, f.path) for f in outcome.remaining}
+
+
 # ------------------------------------------------------------------ the unsafe fixers
 
 
