@@ -77,6 +77,27 @@ def test_a_hit_waiting_behind_a_refused_fix_gets_its_round(monkeypatch):
     assert [f.rule for f in outcome.remaining] == ["NEL102"]
 
 
+def test_the_proof_sees_another_key_fail_for_another_reason():
+    """num_fewshot reads an env var whose reference fails; an edit of the env var changes
+    which key is missing, so num_fewshot's failure changes too: a change outside it."""
+    from evalkit.preflight.fixes.meaning import changed_outside, meaning
+
+    from .test_fix_meaning import NUM_FEWSHOT
+    from .test_fix_meaning import _text as _generic
+
+    before = _generic(
+        "    SHOTS: ${evaluation.shots_one}\n",
+        "        num_fewshot: ${evaluation.env_vars.SHOTS}\n",
+    )
+    after = before.replace("shots_one", "shots_two")
+    old, new = (meaning(t, "c.yaml", (), FIXTURE_ENV) for t in (before, after))
+    assert old[NUM_FEWSHOT][1] == (
+        "<unresolvable>",
+        "Interpolation key 'evaluation.shots_one' not found",
+    )
+    assert changed_outside(old, new, [("evaluation", "env_vars", "SHOTS")]) == [NUM_FEWSHOT]
+
+
 # ------------------------------------------------------------------ reading and writing
 
 
