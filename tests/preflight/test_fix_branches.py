@@ -281,3 +281,16 @@ def test_the_era_choice_lists_the_other_candidates_whatever_their_order(tmp_path
     assert after.strip() == "- name: bigcode-evaluation-harness.humaneval_instruct"
     assert note.startswith("humaneval_instruct -> bigcode-evaluation-harness.humaneval_instruct: ")
     assert note.endswith("; 0.2.6 also has lm-evaluation-harness.humaneval_instruct")
+
+
+def test_an_api_key_name_that_looks_like_a_host_value_is_not_made_literal(tmp_path):
+    """NEL104's literal-word fix is for env var values; api_key_name names a variable."""
+    from .test_history_fixes import _fix, _local
+
+    text = _local(tmp_path / "out", key="    api_key_name: host:mykey\n")
+    outcome = _fix(text, tmp_path / "c.yaml")
+    assert "NEL104" not in {f.rule for f in outcome.fixed}
+    assert "    api_key_name: host:mykey\n" in outcome.text
+    assert ("NEL104", "target.api_endpoint.api_key_name") in {
+        (f.rule, f.path) for f in outcome.remaining
+    }
