@@ -88,6 +88,7 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
         [
             "tests/preflight/test_fixer_contract.py",
             "tests/preflight/test_fix_choices.py",
+            "tests/preflight/test_fix_branches.py",
             "tests/preflight/test_unsafe_fixes.py",
             "tests/preflight/test_fix.py",
             "tests/preflight/test_fix_meaning.py",

@@ -48,10 +48,34 @@ NEL404_LITERAL = _edited(
     "                collect_rollout_params: >-\n",
     "                collect_rollout_params: |-\n",
 )  # a literal block: each line is a shell line, the override cannot be edited in place
+NEL404_QUOTED = _edited(
+    _fixture("NEL404", "max_output_tokens"),
+    "                collect_rollout_params: >-\n"
+    '                  "+config_paths=[responses_api_models/vllm_model/configs/vllm_model.yaml,'
+    'benchmarks/mrcr/config_n3_1m.yaml]"\n'
+    "                  ++split=benchmark\n"
+    "                  ++responses_create_params.temperature={{config.params.temperature}}\n"
+    "                  ++responses_create_params.top_p={{config.params.top_p}}\n"
+    "                  ++responses_create_params.max_output_tokens=32768\n",
+    '                collect_rollout_params: "++split=benchmark"\n',
+)  # one quoted line without the override: a word added after the quote is not inside it
+NEL001_ESCAPED_TOO = _edited(
+    _fixture("NEL001", "bash_default_syntax"),
+    "    export CACHE=${CACHE_DIR:-cache}\n",
+    "    export CACHE=${CACHE_DIR:-cache}\n    echo \\${CACHE_DIR}\n",
+)  # the name is escaped once already: which use the shell should see is not certain
+NEL009_FLOW_GONE = _edited(
+    _fixture("NEL009", "unknown_task"), "    - name: gpqa_diamondd\n", "    - {name: aa_scicode}\n"
+)  # a dropped task whose container would go on a line of its own: the task is a flow map
 CASES = [(code, _fixture(code, name), False) for code, name in sorted(REFUSED)]
 CASES += [("NEL009", _fixture("NEL009", "unknown_task"), True)]  # unsafe: still no candidate
 CASES += [("NEL102", NEL102_CLASH, False), ("NEL010", NEL010_FLOW, True)]
 CASES += [("NEL001", NEL001_QUOTED, False), ("NEL404", NEL404_LITERAL, False)]
+CASES += [("NEL404", NEL404_QUOTED, False), ("NEL001", NEL001_ESCAPED_TOO, False)]
+# unsafe fixers offered a hit of their rule that is not theirs: NEL005's multiple_instances
+# fixer gets the execution.env_vars hit, NEL104's the oc.env hit outside any env_vars
+CASES += [("NEL005", _fixture("NEL005", "execution_env_vars"), True)]
+CASES += [("NEL104", _fixture("NEL104", "oc_env_unset"), True), ("NEL009", NEL009_FLOW_GONE, True)]
 
 
 @pytest.mark.parametrize("code, text, unsafe", CASES)
