@@ -14,17 +14,8 @@ from evalkit.errors import InputError
 from evalkit.preflight.fixes.engine import _changed_lines, fix_text
 from evalkit.preflight.runner import Options
 
-from .conftest import FIXTURE_ENV, FIXTURES
-from .test_fix_choices import _fixed
-
-
-def _text(code: str, name: str, *edits: tuple[str, str]) -> str:
-    text = (FIXTURES / code / "fail" / f"{name}.yaml").read_text()
-    for old, new in edits:
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    return text
-
+from .conftest import FIXTURE_ENV
+from .test_fix_choices import _fixed, _text
 
 # ------------------------------------------------------------------ the engine
 

@@ -190,14 +190,19 @@ def test_a_placeholder_in_a_tasks_env_vars_is_read_from_the_shell(tmp_path):
     )
 
 
-def _fixed(code: str, name: str, *edits: tuple[str, str]):
-    """Fix the golden fail fixture CODE/NAME with each (old, new) edit made once first;
-    the outcome, after checking CODE's fixer made a change."""
+def _text(code: str, name: str, *edits: tuple[str, str]) -> str:
+    """The golden fail fixture CODE/NAME with each (old, new) edit made once."""
     text = (FIXTURES / code / "fail" / f"{name}.yaml").read_text()
     for old, new in edits:
         assert text.count(old) == 1, old
         text = text.replace(old, new)
-    outcome = fix_text(text, "c.yaml", Options(env=FIXTURE_ENV))
+    return text
+
+
+def _fixed(code: str, name: str, *edits: tuple[str, str]):
+    """Fix the edited fixture (`_text`); the outcome, after checking CODE's fixer made a
+    change."""
+    outcome = fix_text(_text(code, name, *edits), "c.yaml", Options(env=FIXTURE_ENV))
     assert code in {f.rule for f in outcome.fixed}, outcome.remaining
     return outcome
 
