@@ -326,6 +326,8 @@ def test_reference_distance_is_reported_and_far_blocks_pass(run_cli, suites):
         ("benchmarks:\n  mrcr: {percent: 2}\n", "benchmarks.mrcr"),
         ("margins: 1\n", "unknown key(s) margins"),
         ("default: [1\n", "gate.yaml:"),
+        ("default: {}\n", "default: expected a number of points"),  # neither key
+        ("default: {points: 1, relative: 0.1}\n", "default: expected a number of points"),
     ],
 )
 def test_bad_gate_file_is_one_line_exit_2(run_cli, suites, tmp_path, body, words):

@@ -76,6 +76,7 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
             "comparison/items.py",
         ],
         [
+            "tests/test_trust_boundaries.py",
             "tests/test_fail_closed.py",
             "tests/test_metamorphic.py",
             "tests/test_compare.py",
