@@ -178,11 +178,6 @@ def diff_fingerprints(base: Fingerprint, cand: Fingerprint) -> list[FieldDiff]:
     return out
 
 
-def blocking(diffs: list[FieldDiff]) -> list[FieldDiff]:
-    """The differences that make the pair not_comparable."""
-    return [d for d in diffs if d.consequence == NOT_COMPARABLE]
-
-
 def docs_rows() -> list[tuple[str, str, str, str]]:
     """(field, what is read from where, consequence on a difference, why) per field."""
     rows = []
@@ -202,7 +197,6 @@ __all__ = [
     "WARNING",
     "FieldDiff",
     "Rule",
-    "blocking",
     "diff_fingerprints",
     "docs_rows",
     "same",
