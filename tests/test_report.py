@@ -168,3 +168,18 @@ def test_the_page_shows_each_accepted_gap(html_report):
     page = html_report.read_text()
     assert '<span class="mark-accepted">accepted</span>' in page
     assert "accepted with --accept response-reuse" in page
+
+
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("gpqa (simple_evals.gpqa_diamond)", "gpqa (simple_evals.gpqa_diamond)"),
+        ("x" * 48, "x" * 48),  # at the limit: whole
+        ("x" * 49, "x" * 47 + "\u2026"),  # past it: cut, and marked as cut
+    ],
+)
+def test_a_plot_label_is_cut_to_48_characters(text, shown):
+    """The forest and outcome plots' tick labels; the table keeps the whole name."""
+    from evalkit.render.forest import axis_label
+
+    assert axis_label(text) == shown
