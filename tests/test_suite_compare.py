@@ -287,33 +287,19 @@ def test_one_mrcr_task_is_the_suite_document_with_the_detail_nested(run_cli, sui
 
 
 def test_reference_distance_is_reported_and_far_blocks_pass(run_cli, suites):
+    def compare_with_reference():
+        return _compare(run_cli, suites["base"], suites["cand"], "--gate", suites["gate"],
+                        "--reference", ref, *ACCEPT_GAPS)  # fmt: skip
+
     ref = suites["root"] / "ref.yaml"
     ref.write_text("tolerance: 3.0\nbenchmarks:\n  gpqa: {score: 72.0, source: 'model card'}\n")
-    code, doc = _compare(
-        run_cli,
-        suites["base"],
-        suites["cand"],
-        "--gate",
-        suites["gate"],
-        "--reference",
-        ref,
-        *ACCEPT_GAPS,
-    )
+    code, doc = compare_with_reference()
     gpqa = _rows(doc)["gpqa"]["reference"]
     assert gpqa["distance"] == pytest.approx(-1.0) and gpqa["status"] == "ok"
     assert doc["gate"] == "pass" and code == 0
 
     ref.write_text("benchmarks:\n  gpqa: {score: 80.0, source: 'model card', tolerance: 2}\n")
-    code, doc = _compare(
-        run_cli,
-        suites["base"],
-        suites["cand"],
-        "--gate",
-        suites["gate"],
-        "--reference",
-        ref,
-        *ACCEPT_GAPS,
-    )
+    code, doc = compare_with_reference()
     assert _rows(doc)["gpqa"]["reference"]["status"] == "far"
     assert doc["gate"] == "not_comparable" and code == 1
     assert any("from its reference 80" in r for r in doc["reasons"])

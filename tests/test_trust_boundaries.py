@@ -14,9 +14,9 @@ from evalkit.comparison.task_trust import TrustSide, reuse_check
 from evalkit.runs.run import Fingerprint as Reply
 
 
-def _replies(n: int, same: int, *, ids: bool = True, prefix: str = "b") -> tuple[dict, dict]:
+def _replies(n: int, same: int, *, ids: bool = True) -> tuple[dict, dict]:
     """N paired replies, the first SAME byte-identical on both sides, every id distinct."""
-    base = {(i, 0): Reply(f"{prefix}{i}" if ids else None, b"x%d" % i) for i in range(n)}
+    base = {(i, 0): Reply(f"b{i}" if ids else None, b"x%d" % i) for i in range(n)}
     cand = {
         (i, 0): Reply(f"c{i}" if ids else None, b"x%d" % i if i < same else b"y%d" % i)
         for i in range(n)
